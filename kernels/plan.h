@@ -1,0 +1,64 @@
+#pragma once
+
+// A plan: the M-range table that maps a runtime token count M to a compiled
+// kernel and how to launch it. Several ranges may share one kernel config (and
+// so one cubin) with different launch parameters.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernels/gpu_target.h"
+#include "kernels/layer_shape.h"
+#include "kernels/quant_spec.h"
+
+namespace hummingd {
+
+// Everything that identifies one kernel request.
+struct KernelRequest {
+  KernelFamily family = KernelFamily::kDequant;
+  QuantSpec spec;  // canonical after validation
+  LayerShape shape;
+  GpuTarget gpu;
+};
+
+// One compile unit: which skeleton and its compile-time parameters. `text` is
+// the canonical, key-stable form of the parameters ("threads=256,elems=32").
+struct KernelConfig {
+  KernelFamily family = KernelFamily::kDequant;
+  std::string skeleton;  // e.g. "dequant"
+  std::string text;
+  int threads_per_block = 0;
+  int dynamic_shared_memory = 0;
+
+  bool operator==(const KernelConfig&) const = default;
+};
+
+// Grid = (grid_x * ceil(M / m_per_block_x) if m_per_block_x > 0 else grid_x,
+//         grid_y, grid_z). Dequant kernels ignore M (m_per_block_x = 0).
+struct LaunchParams {
+  int block_x = 0;
+  int64_t grid_x = 0;
+  int64_t grid_y = 1;
+  int64_t grid_z = 1;
+  int64_t m_per_block_x = 0;
+  int dynamic_shared_memory = 0;
+
+  bool operator==(const LaunchParams&) const = default;
+};
+
+struct PlanEntry {
+  int64_t m_min = 1;
+  int64_t m_max = 1;  // inclusive
+  KernelConfig config;
+  LaunchParams launch;
+
+  bool operator==(const PlanEntry&) const = default;
+};
+
+struct Plan {
+  std::vector<PlanEntry> entries;  // sorted by m_min, contiguous, disjoint
+  bool operator==(const Plan&) const = default;
+};
+
+}  // namespace hummingd
