@@ -61,7 +61,12 @@ class KernelStore {
 
   // Removes one artifact (NOT_FOUND if absent) / every entry.
   virtual absl::Status EvictArtifact(std::string_view key) = 0;
+  // Removes every artifact (pinned ones too) and every plan; returns how many
+  // artifacts it removed.
   virtual absl::StatusOr<int64_t> EvictAll() = 0;
+  // Pinned artifacts are never evicted to honour max_bytes (NOT_FOUND if
+  // absent). A Put that cannot fit beside the pinned ones is
+  // RESOURCE_EXHAUSTED.
   virtual absl::Status SetPinned(std::string_view key, bool pinned) = 0;
 
   virtual absl::StatusOr<std::vector<ArtifactListing>> ListArtifacts() = 0;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -97,11 +98,15 @@ absl::Status ValidateSpec(const QuantSpec& spec);
 
 // Compact text form used by the CLI, manifests and logs, e.g.
 //   weight=uint4,group=128,scale=fp16,zero=int,act=fp16,out=bf16
-// Keys: weight (uintN | intN | floatNeEmM | e4m3 | e5m2 | e2m1 | e3m2 | e2m3),
-// group (N | channel | tensor | NxM block as KxN, e.g. 128x128),
+// Keys: weight (uintN | intN | floatNeEmM | eEmM with 1+E+M <= 8, e.g. e4m3,
+// e5m2, e2m1, e3m2, e2m3; floats are written back as eEmM),
+// group (N | channel | tensor | a block as block_k x block_n, e.g. 128x128),
 // scale (dtype), zero (none | int | float), scale2 (none | tensor | channel),
 // act (dtype), act_scale (none | token | group | tensor), out (fp16 | bf16),
-// bias (0 | 1). Omitted keys take the QuantSpec defaults.
+// bias (0 | 1). Omitted keys take the QuantSpec defaults; whitespace around
+// keys and values is ignored. Unknown, duplicate or empty keys and malformed
+// values are INVALID_ARGUMENT naming the key. Returns the canonical spec but
+// does not validate it (call ValidateSpec).
 absl::StatusOr<QuantSpec> ParseSpecText(std::string_view text);
 // Inverse of ParseSpecText for a canonical spec; every key is written, in a
 // fixed order, so the text is itself canonical.
@@ -110,6 +115,12 @@ std::string FormatSpecText(const QuantSpec& spec);
 // Names for single enum values (the tokens used in the text form).
 std::string DataTypeName(DataType type);
 std::string WeightTypeName(const WeightType& type);
+// none | int | float
+std::string ZeroPointKindName(ZeroPointKind kind);
+// none | tensor | channel
+std::string SecondaryScaleName(SecondaryScale secondary);
+// none | token | group | tensor
+std::string ActivationScaleModeName(ActivationScaleMode mode);
 
 // Byte size of one element of a scale / activation / output data type.
 int DataTypeBytes(DataType type);

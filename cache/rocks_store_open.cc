@@ -1,0 +1,318 @@
+// RocksStore: opening a directory, checking its schema version and rebuilding
+// the in-memory index from disk. Everything here runs before the store is
+// shared, so it may replace column family handles.
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "cache/absl_view.h"
+#include "cache/keys.h"
+#include "cache/record_codec.h"
+#include "cache/rocks_options.h"
+#include "cache/rocks_status.h"
+#include "cache/rocks_store.h"
+#include "cache/value_codec.h"
+#include "common/logging.h"
+#include "common/status_macros.h"
+#include "rocksdb/write_batch.h"
+
+namespace hummingd {
+namespace cache_internal {
+namespace {
+
+constexpr std::string_view kArtifactMetaPrefix = "artifact/";
+
+absl::Status ValidateOptions(const RocksStoreOptions& options) {
+  if (options.directory.empty()) {
+    return absl::InvalidArgumentError("cache.directory: must not be empty");
+  }
+  if (options.max_bytes <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cache.max_bytes: must be > 0 (got ", options.max_bytes, ")"));
+  }
+  if (options.memory_tier_bytes < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cache.memory_tier_bytes: must be >= 0 (got ",
+                     options.memory_tier_bytes, ")"));
+  }
+  return absl::OkStatus();
+}
+
+// Every family the directory already has must be opened, plus ours.
+std::vector<std::string> FamiliesToOpen(const rocksdb::DBOptions& db_options,
+                                        const std::string& directory) {
+  std::vector<std::string> names;
+  // Fails on a fresh directory (no CURRENT file yet): then only ours exist.
+  if (!rocksdb::DB::ListColumnFamilies(db_options, directory, &names).ok()) {
+    names.clear();
+  }
+  for (const char* name : {rocksdb::kDefaultColumnFamilyName.c_str(),
+                           kPlansFamily, kArtifactsFamily, kMetaFamily}) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      names.emplace_back(name);
+    }
+  }
+  return names;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<KernelStore>> RocksStore::Open(
+    const RocksStoreOptions& options) {
+  RETURN_IF_ERROR(ValidateOptions(options));
+  std::error_code error;
+  std::filesystem::create_directories(options.directory, error);
+  if (error) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cache.directory: cannot create ", options.directory, ": ",
+                     error.message()));
+  }
+
+  const RocksTuning tuning = MakeRocksTuning();
+  std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
+  for (const std::string& name : FamiliesToOpen(tuning.db, options.directory)) {
+    descriptors.emplace_back(name, tuning.ForFamily(name));
+  }
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::DB* raw_db = nullptr;
+  RETURN_IF_ERROR(
+      FromRocksStatus(rocksdb::DB::Open(tuning.db, options.directory,
+                                        descriptors, &handles, &raw_db),
+                      "open", options.directory));
+
+  std::unique_ptr<RocksStore> store(new RocksStore(
+      options, std::unique_ptr<rocksdb::DB>(raw_db), std::move(handles)));
+  RETURN_IF_ERROR(store->Recover());
+  return std::unique_ptr<KernelStore>(std::move(store));
+}
+
+rocksdb::ColumnFamilyHandle* RocksStore::Handle(const std::string& name) const {
+  for (rocksdb::ColumnFamilyHandle* handle : handles_) {
+    if (handle->GetName() == name) return handle;
+  }
+  return nullptr;
+}
+
+absl::Status RocksStore::Recover() {
+  absl::MutexLock write_lock(&write_mu_);
+  plans_ = Handle(kPlansFamily);
+  artifacts_ = Handle(kArtifactsFamily);
+  meta_ = Handle(kMetaFamily);
+  if (plans_ == nullptr || artifacts_ == nullptr || meta_ == nullptr) {
+    return absl::InternalError("cache open: a column family is missing");
+  }
+  absl::Status loaded = CheckSchemaVersion();
+  if (loaded.ok()) loaded = LoadIndex();
+  if (absl::IsDataLoss(loaded)) {
+    // RocksDB itself found damaged files (its block checksums failed). This
+    // is a cache: start empty rather than refuse to start.
+    log::Error(absl::StrCat("cache: dir=", options_.directory, " is damaged (",
+                            loaded.message(), "); clearing it"));
+    counters_.corrupt_dropped.fetch_add(1, std::memory_order_relaxed);
+    {
+      absl::MutexLock lock(&mu_);
+      index_.Clear();
+      plan_keys_.clear();
+    }
+    RETURN_IF_ERROR(RecreateFamilies());
+    RETURN_IF_ERROR(WriteSchemaMarker());
+  } else {
+    RETURN_IF_ERROR(loaded);
+  }
+  RETURN_IF_ERROR(EnforceByteBound());
+  const StoreStats stats = Stats();
+  log::Info(absl::StrCat("cache: opened dir=", options_.directory,
+                         " artifacts=", stats.artifact_entries,
+                         " artifact_bytes=", stats.artifact_bytes, " plans=",
+                         stats.plan_entries, " max_bytes=", options_.max_bytes,
+                         " corrupt_dropped=", stats.corrupt_dropped));
+  return absl::OkStatus();
+}
+
+absl::Status RocksStore::CheckSchemaVersion() {
+  std::string marker;
+  rocksdb::Status status =
+      db_->Get(rocksdb::ReadOptions(), meta_, kSchemaMarkerKey, &marker);
+  std::string found;  // why the directory is cleared; empty = keep it
+  if (status.ok()) {
+    absl::StatusOr<int> version = DecodeSchemaMarkerValue(marker);
+    if (!version.ok()) {
+      found = absl::StrCat("an unreadable schema marker (",
+                           version.status().message(), ")");
+    } else if (*version != kCacheSchemaVersion) {
+      found = absl::StrCat("schema version ", *version);
+    } else {
+      return absl::OkStatus();
+    }
+  } else if (status.IsNotFound()) {
+    // No marker: a fresh directory, unless something wrote entries without
+    // one (a build older than the marker).
+    for (rocksdb::ColumnFamilyHandle* handle : {plans_, artifacts_, meta_}) {
+      std::unique_ptr<rocksdb::Iterator> it(
+          db_->NewIterator(rocksdb::ReadOptions(), handle));
+      it->SeekToFirst();
+      RETURN_IF_ERROR(Rocks(it->status(), "read schema version"));
+      if (it->Valid()) found = "entries without a schema marker";
+    }
+  } else {
+    return Rocks(status, "read schema version");
+  }
+
+  if (!found.empty()) {
+    log::Warn(absl::StrCat("cache: dir=", options_.directory, " holds ", found,
+                           ", this build uses schema version ",
+                           kCacheSchemaVersion, "; clearing old entries"));
+    RETURN_IF_ERROR(RecreateFamilies());
+  }
+  return WriteSchemaMarker();
+}
+
+absl::Status RocksStore::WriteSchemaMarker() {
+  rocksdb::WriteBatch batch;
+  batch.Put(meta_, kSchemaMarkerKey,
+            EncodeSchemaMarkerValue(kCacheSchemaVersion));
+  return Write(batch, /*sync=*/true, "write schema version");
+}
+
+absl::Status RocksStore::RecreateFamilies() {
+  const RocksTuning tuning = MakeRocksTuning();
+  for (rocksdb::ColumnFamilyHandle** slot : {&plans_, &artifacts_, &meta_}) {
+    rocksdb::ColumnFamilyHandle* old_handle = *slot;
+    const std::string name = old_handle->GetName();
+    RETURN_IF_ERROR(Rocks(db_->DropColumnFamily(old_handle), "clear " + name));
+    handles_.erase(std::find(handles_.begin(), handles_.end(), old_handle));
+    RETURN_IF_ERROR(
+        Rocks(db_->DestroyColumnFamilyHandle(old_handle), "clear " + name));
+    rocksdb::ColumnFamilyHandle* new_handle = nullptr;
+    RETURN_IF_ERROR(Rocks(
+        db_->CreateColumnFamily(tuning.ForFamily(name), name, &new_handle),
+        "recreate " + name));
+    handles_.push_back(new_handle);
+    *slot = new_handle;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RocksStore::LoadIndex() {
+  rocksdb::WriteBatch cleanup;
+  int64_t dropped = 0;
+  auto drop = [&](rocksdb::ColumnFamilyHandle* handle, const char* family,
+                  const rocksdb::Slice& key, const absl::Status& reason) {
+    cleanup.Delete(handle, key);
+    ++dropped;
+    log::Warn(absl::StrCat("cache: corrupt value dropped family=", family,
+                           " key=", key.ToString(), " reason=\"",
+                           reason.message(), "\""));
+  };
+
+  // Bookkeeping first, so artifacts can be indexed with their ticks.
+  absl::flat_hash_map<std::string, ArtifactMeta> metas;
+  {
+    std::unique_ptr<rocksdb::Iterator> it(
+        db_->NewIterator(rocksdb::ReadOptions(), meta_));
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      const std::string_view key = it->key().ToStringView();
+      if (!key.starts_with(kArtifactMetaPrefix)) continue;
+      absl::StatusOr<ArtifactMeta> meta =
+          DecodeArtifactMetaValue(it->value().ToStringView());
+      if (!meta.ok()) {
+        drop(meta_, "meta", it->key(), meta.status());
+        continue;
+      }
+      metas.emplace(key.substr(kArtifactMetaPrefix.size()), *meta);
+    }
+    RETURN_IF_ERROR(Rocks(it->status(), "scan meta"));
+  }
+
+  {
+    rocksdb::ReadOptions read;
+    read.fill_cache = false;
+    read.readahead_size = size_t{4} << 20;
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(read, artifacts_));
+    absl::MutexLock lock(&mu_);
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      const std::string_view key = it->key().ToStringView();
+      absl::StatusOr<ArtifactSummary> summary =
+          DecodeArtifactSummary(it->value().ToStringView());
+      if (!summary.ok()) {
+        drop(artifacts_, "artifacts", it->key(), summary.status());
+        cleanup.Delete(meta_, ArtifactMetaKey(key));
+        continue;
+      }
+      ArtifactMeta meta;  // tick 0: an artifact without bookkeeping goes first
+      if (auto found = metas.find(ToAbsl(key)); found != metas.end()) {
+        meta = found->second;
+        metas.erase(found);
+      }
+      index_.Upsert(key, static_cast<int64_t>(it->value().size()), meta,
+                    *std::move(summary));
+    }
+    RETURN_IF_ERROR(Rocks(it->status(), "scan artifacts"));
+  }
+  for (const auto& [key, meta] : metas) {
+    cleanup.Delete(meta_, ArtifactMetaKey(key));  // artifact no longer exists
+  }
+
+  {
+    std::unique_ptr<rocksdb::Iterator> it(
+        db_->NewIterator(rocksdb::ReadOptions(), plans_));
+    absl::MutexLock lock(&mu_);
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      absl::StatusOr<PlanRecord> plan =
+          DecodePlanValue(it->value().ToStringView());
+      if (!plan.ok()) {
+        drop(plans_, "plans", it->key(), plan.status());
+        continue;
+      }
+      plan_keys_.emplace(it->key().ToStringView());
+    }
+    RETURN_IF_ERROR(Rocks(it->status(), "scan plans"));
+  }
+
+  counters_.corrupt_dropped.fetch_add(dropped, std::memory_order_relaxed);
+  if (cleanup.Count() == 0) return absl::OkStatus();
+  return Write(cleanup, /*sync=*/true, "drop corrupt entries");
+}
+
+absl::Status RocksStore::EnforceByteBound() {
+  VictimPlan victims;
+  int64_t total = 0;
+  {
+    absl::MutexLock lock(&mu_);
+    total = index_.total_bytes();
+    victims = index_.PickVictims(total - options_.max_bytes, "");
+  }
+  if (victims.keys.empty()) return absl::OkStatus();
+  rocksdb::WriteBatch batch;
+  for (const std::string& key : victims.keys) DeleteArtifactInBatch(batch, key);
+  RETURN_IF_ERROR(Write(batch, /*sync=*/true, "evict to max_bytes"));
+  {
+    absl::MutexLock lock(&mu_);
+    for (const std::string& key : victims.keys) index_.Remove(key);
+    total = index_.total_bytes();
+  }
+  counters_.evictions.fetch_add(static_cast<int64_t>(victims.keys.size()),
+                                std::memory_order_relaxed);
+  log::Info(absl::StrCat("cache: evicted count=", victims.keys.size(),
+                         " at open to honour max_bytes=", options_.max_bytes));
+  if (total > options_.max_bytes) {
+    log::Warn(absl::StrCat("cache: pinned artifacts hold ", total,
+                           " bytes, above max_bytes=", options_.max_bytes));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace cache_internal
+
+absl::StatusOr<std::unique_ptr<KernelStore>> OpenRocksStore(
+    const RocksStoreOptions& options) {
+  return cache_internal::RocksStore::Open(options);
+}
+
+}  // namespace hummingd

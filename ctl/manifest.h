@@ -1,0 +1,37 @@
+#pragma once
+
+// Model kernel manifests: the layers of a model and the kernels they need,
+// in YAML or JSON (JSON is read as YAML). Format (README "Manifests"):
+//
+//   model: llama-3-8b-w4a16          # optional, informational
+//   arch: sm_90a                     # default GPU for every layer
+//   family: dequant                  # default family: dequant | gemm
+//   spec: weight=uint4,group=128,... # default spec (text form)
+//   layers:
+//     - {name: qkv_proj, n: 6144, k: 4096}
+//     - {name: experts.w13, n: 1536, k: 2048, kind: moe_indexed,
+//        experts: 128, top_k: 8, spec: "...", family: gemm, arch: sm_80}
+//
+// A bare list of layers is accepted as well.
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "hummingd/v1/kernel_service.pb.h"
+
+namespace hummingd {
+
+struct ManifestOptions {
+  std::string arch_override;  // non-empty: replaces every layer's arch
+};
+
+// Returns one KernelRequest per layer (names kept). Structural errors are
+// INVALID_ARGUMENT naming the layer index and key ("layers[3].n: …"); spec
+// and shape rules are checked by the daemon.
+absl::StatusOr<std::vector<v1::KernelRequest>> ParseManifest(
+    const std::string& text, const ManifestOptions& options);
+absl::StatusOr<std::vector<v1::KernelRequest>> LoadManifestFile(
+    const std::string& path, const ManifestOptions& options);
+
+}  // namespace hummingd

@@ -1,0 +1,235 @@
+#include "kernels/codegen.h"
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "kernels/layer_shape.h"
+#include "kernels/plan.h"
+#include "kernels/quant_spec.h"
+
+namespace hummingd {
+namespace {
+
+constexpr char kDequantEntry[] = "hummingd_dequant";
+constexpr char kDequantSkeleton[] = "dequant";
+
+// Every token below is produced from a closed enum or an integer; nothing a
+// client sends is copied into the source text.
+
+absl::StatusOr<std::string> CodeKindToken(WeightKind kind) {
+  switch (kind) {
+    case WeightKind::kUint:
+      return "CodeKind::kUint";
+    case WeightKind::kInt:
+      return "CodeKind::kInt";
+    case WeightKind::kFloat:
+      return "CodeKind::kFloat";
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("spec.weight.kind: unknown value ", static_cast<int>(kind)));
+}
+
+absl::StatusOr<std::string> ScalarTypeToken(DataType type,
+                                            std::string_view field) {
+  switch (type) {
+    case DataType::kFp16:
+      return "ScalarType::kFp16";
+    case DataType::kBf16:
+      return "ScalarType::kBf16";
+    case DataType::kFp32:
+      return "ScalarType::kFp32";
+    case DataType::kE4m3:
+      return "ScalarType::kE4m3";
+    case DataType::kE5m2:
+      return "ScalarType::kE5m2";
+    case DataType::kUe8m0:
+      return "ScalarType::kUe8m0";
+    case DataType::kInt8:
+    case DataType::kInt4:
+      break;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat(std::string(field), ": ", DataTypeName(type),
+                   " is not a dequant scalar type"));
+}
+
+absl::StatusOr<std::string> ScaleLayoutToken(ScaleGranularity granularity) {
+  switch (granularity) {
+    case ScaleGranularity::kGroup:
+      return "ScaleLayout::kGroup";
+    case ScaleGranularity::kChannel:
+      return "ScaleLayout::kChannel";
+    case ScaleGranularity::kBlock:
+      return "ScaleLayout::kBlock";
+    case ScaleGranularity::kTensor:
+      return "ScaleLayout::kTensor";
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "spec.granularity: unknown value ", static_cast<int>(granularity)));
+}
+
+absl::StatusOr<std::string> ZeroKindToken(ZeroPointKind zero) {
+  switch (zero) {
+    case ZeroPointKind::kNone:
+      return "ZeroKind::kNone";
+    case ZeroPointKind::kInteger:
+      return "ZeroKind::kInteger";
+    case ZeroPointKind::kFloat:
+      return "ZeroKind::kFloat";
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("spec.zero_point: unknown value ", static_cast<int>(zero)));
+}
+
+absl::StatusOr<std::string> SecondaryKindToken(SecondaryScale secondary) {
+  switch (secondary) {
+    case SecondaryScale::kNone:
+      return "SecondaryKind::kNone";
+    case SecondaryScale::kTensor:
+      return "SecondaryKind::kTensor";
+    case SecondaryScale::kChannel:
+      return "SecondaryKind::kChannel";
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "spec.secondary_scale: unknown value ", static_cast<int>(secondary)));
+}
+
+// (block_n, block_k) of DequantConfig: which rows x columns one scale covers
+// for group and block scales; unused (0) for channel and tensor scales.
+struct ScaleBlock {
+  int n = 0;
+  int k = 0;
+};
+
+ScaleBlock ScaleBlockOf(const QuantSpec& spec) {
+  switch (spec.granularity) {
+    case ScaleGranularity::kGroup:
+      return {1, spec.group_size};
+    case ScaleGranularity::kBlock:
+      return {spec.block_n, spec.block_k};
+    case ScaleGranularity::kChannel:
+    case ScaleGranularity::kTensor:
+      break;
+  }
+  return {0, 0};
+}
+
+// The device config asserts these too, but as a compile error; a request
+// that reaches codegen unvalidated gets a clear status instead.
+absl::Status CheckDequantPreconditions(const KernelRequest& request,
+                                       const KernelConfig& config) {
+  if (config.family != KernelFamily::kDequant ||
+      config.skeleton != kDequantSkeleton) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("config.skeleton: the dequant family needs skeleton '",
+                     kDequantSkeleton, "' (got '", config.skeleton, "')"));
+  }
+  if (config.threads_per_block < 32 || config.threads_per_block > 1024 ||
+      config.threads_per_block % 32 != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "config.threads_per_block: must be a multiple of 32 in [32, 1024] "
+        "(got ",
+        config.threads_per_block, ")"));
+  }
+  const LayerShape& shape = request.shape;
+  if (shape.n <= 0 || shape.k <= 0 || shape.k % 32 != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "shape: the dequant kernel needs N > 0 and K a positive multiple of "
+        "32 (got N=",
+        shape.n, ", K=", shape.k, ")"));
+  }
+  const ScaleBlock block = ScaleBlockOf(request.spec);
+  if ((block.n > 0 && shape.n % block.n != 0) ||
+      (block.k > 0 && shape.k % block.k != 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("shape: N=", shape.n, ", K=", shape.k,
+                     " must be multiples of the scale tile (", block.n, " x ",
+                     block.k, ")"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<KernelSource> GenerateDequantStub(const KernelRequest& request,
+                                                 const KernelConfig& config) {
+  const QuantSpec& spec = request.spec;
+  // Cheap insurance: an invalid spec would otherwise surface as a
+  // static_assert in the compiler log.
+  RETURN_IF_ERROR(ValidateSpec(spec));
+  RETURN_IF_ERROR(CheckDequantPreconditions(request, config));
+  ASSIGN_OR_RETURN(const std::string kind, CodeKindToken(spec.weight.kind));
+  ASSIGN_OR_RETURN(const std::string layout,
+                   ScaleLayoutToken(spec.granularity));
+  ASSIGN_OR_RETURN(const std::string scale,
+                   ScalarTypeToken(spec.scale_type, "spec.scale_type"));
+  ASSIGN_OR_RETURN(const std::string zero, ZeroKindToken(spec.zero_point));
+  ASSIGN_OR_RETURN(const std::string secondary,
+                   SecondaryKindToken(spec.secondary_scale));
+  ASSIGN_OR_RETURN(const std::string output,
+                   ScalarTypeToken(spec.output_type, "spec.output_type"));
+  // Only a float zero point reads the activation dtype; other specs get a
+  // fixed token so that 8-bit activations (not a dequant scalar type) and
+  // changes to an unused field never alter the stub.
+  std::string activation = "ScalarType::kFp16";
+  if (spec.zero_point == ZeroPointKind::kFloat) {
+    ASSIGN_OR_RETURN(activation, ScalarTypeToken(spec.activation_type,
+                                                 "spec.activation_type"));
+  }
+  const bool is_float = spec.weight.kind == WeightKind::kFloat;
+  const ScaleBlock block = ScaleBlockOf(spec);
+
+  KernelSource source;
+  source.entry = kDequantEntry;
+  source.name = "hummingd_dequant.cu";
+  // One statement per line of the stub.
+  std::string& text = source.source;
+  absl::StrAppend(&text, "// Generated by hummingd codegen (stub v",
+                  kStubGeneratorVersion, "): ", FormatSpecText(spec),
+                  ", N=", request.shape.n, ", K=", request.shape.k, ".\n");
+  absl::StrAppend(&text, "#include \"gemm/dequant_kernel.cuh\"\n\n");
+  absl::StrAppend(&text, "namespace {\n");
+  absl::StrAppend(&text, "namespace hd = ::hummingd::device;\n");
+  absl::StrAppend(&text, "using Config = hd::DequantConfig<\n");
+  absl::StrAppend(
+      &text, "    /*kind=*/hd::", kind, ", /*bits=*/", spec.weight.bits,
+      ", /*exponent_bits=*/", is_float ? spec.weight.exponent_bits : 0,
+      ", /*mantissa_bits=*/", is_float ? spec.weight.mantissa_bits : 0, ",\n");
+  absl::StrAppend(&text, "    /*scale_layout=*/hd::", layout,
+                  ", /*scale_block_n=*/", block.n, ", /*scale_block_k=*/",
+                  block.k, ",\n");
+  absl::StrAppend(&text, "    /*scale_type=*/hd::", scale,
+                  ", /*zero=*/hd::", zero, ", /*secondary=*/hd::", secondary,
+                  ",\n");
+  absl::StrAppend(&text, "    /*activation_type=*/hd::", activation,
+                  ", /*output_type=*/hd::", output, ",\n");
+  absl::StrAppend(&text, "    /*n=*/", request.shape.n, "LL, /*k=*/",
+                  request.shape.k, "LL>;\n");
+  absl::StrAppend(&text, "}  // namespace\n\n");
+  absl::StrAppend(&text, "extern \"C\" __global__ void __launch_bounds__(",
+                  config.threads_per_block, ") ", kDequantEntry,
+                  "(hummingd::DequantArgs args) {\n");
+  absl::StrAppend(&text, "  hd::run_dequant<Config, ", config.threads_per_block,
+                  ">(args, threadIdx.x, blockIdx.x);\n");
+  absl::StrAppend(&text, "}\n");
+  return source;
+}
+
+}  // namespace
+
+absl::StatusOr<KernelSource> GenerateStub(const KernelRequest& request,
+                                          const KernelConfig& config) {
+  switch (request.family) {
+    case KernelFamily::kDequant:
+      return GenerateDequantStub(request, config);
+    case KernelFamily::kGemm:
+      return absl::UnimplementedError(
+          "family: the gemm kernel family has no code generator yet");
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("family: unknown value ", static_cast<int>(request.family)));
+}
+
+}  // namespace hummingd

@@ -1,0 +1,254 @@
+#include "kernels/cubin_info.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+
+namespace hummingd {
+namespace {
+
+// ELF64 layout constants (System V gABI); spelled out here rather than taken
+// from <elf.h> so the parser does not depend on the libc's header vintage.
+constexpr size_t kElfHeaderSize = 64;
+constexpr size_t kSectionHeaderSize = 64;
+constexpr size_t kProgramHeaderSize = 56;
+constexpr size_t kSymbolSize = 24;
+constexpr uint8_t kElfClass64 = 2;
+constexpr uint8_t kElfDataLittle = 1;
+constexpr uint16_t kMachineCuda = 190;  // EM_CUDA
+constexpr uint32_t kSectionSymtab = 2;  // SHT_SYMTAB
+constexpr uint32_t kSectionNobits = 8;  // SHT_NOBITS
+constexpr uint8_t kSymbolFunc = 2;      // STT_FUNC
+constexpr uint8_t kBindGlobal = 1;      // STB_GLOBAL
+
+// .nv.compat: records of (format, attribute, payload) like .nv.info. Formats
+// 1-3 are 4-byte records (value in bytes 2-3); format 4 carries a u16 size
+// and that many bytes.
+constexpr uint8_t kCompatFormatSized = 4;
+constexpr uint8_t kCompatArchSpecific = 0x09;
+
+absl::Status Corrupt(std::string_view what) {
+  return absl::DataLossError(absl::StrCat("cubin: ", std::string(what)));
+}
+
+// Bounds-checked little-endian reads from the whole image.
+class ElfImage {
+ public:
+  explicit ElfImage(std::string_view bytes) : bytes_(bytes) {}
+
+  bool Has(uint64_t offset, uint64_t size) const {
+    return offset <= bytes_.size() && size <= bytes_.size() - offset;
+  }
+  uint64_t Read(uint64_t offset, int width) const {  // caller checked Has()
+    uint64_t value = 0;
+    for (int i = width - 1; i >= 0; --i) {
+      value = (value << 8) | static_cast<uint8_t>(bytes_[offset + i]);
+    }
+    return value;
+  }
+  std::string_view Slice(uint64_t offset, uint64_t size) const {
+    return bytes_.substr(offset, size);
+  }
+  size_t size() const { return bytes_.size(); }
+
+ private:
+  std::string_view bytes_;
+};
+
+struct Section {
+  uint32_t name = 0;
+  uint32_t type = 0;
+  uint64_t offset = 0;
+  uint64_t size = 0;
+  uint32_t link = 0;
+};
+
+struct ElfLayout {
+  std::vector<Section> sections;
+  uint32_t flags = 0;
+  uint8_t abi_version = 0;
+  std::string_view section_names;  // .shstrtab
+};
+
+// A NUL-terminated string at `offset` of a string table.
+absl::StatusOr<std::string_view> TableString(std::string_view table,
+                                             uint64_t offset) {
+  if (offset >= table.size()) return Corrupt("string offset out of bounds");
+  const size_t end = table.find('\0', offset);
+  if (end == std::string_view::npos) return Corrupt("unterminated string");
+  return table.substr(offset, end - offset);
+}
+
+absl::StatusOr<std::string_view> SectionBytes(const ElfImage& image,
+                                              const Section& section) {
+  if (section.type == kSectionNobits) return std::string_view();
+  if (!image.Has(section.offset, section.size)) {
+    return Corrupt("section contents out of bounds");
+  }
+  return image.Slice(section.offset, section.size);
+}
+
+absl::Status CheckSegments(const ElfImage& image) {
+  const uint64_t table_offset = image.Read(32, 8);
+  const uint64_t entry_size = image.Read(54, 2);
+  const uint64_t count = image.Read(56, 2);
+  if (count == 0) return absl::OkStatus();
+  if (entry_size != kProgramHeaderSize ||
+      !image.Has(table_offset, count * kProgramHeaderSize)) {
+    return Corrupt("program header table out of bounds");
+  }
+  for (uint64_t i = 0; i < count; ++i) {
+    const uint64_t at = table_offset + i * kProgramHeaderSize;
+    if (!image.Has(image.Read(at + 8, 8), image.Read(at + 32, 8))) {
+      return Corrupt("segment contents out of bounds");
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ElfLayout> ReadLayout(const ElfImage& image) {
+  if (image.size() < kElfHeaderSize) {
+    return Corrupt(absl::StrCat("truncated ELF header (", image.size(),
+                                " bytes, need ", kElfHeaderSize, ")"));
+  }
+  if (image.Read(0, 4) != 0x464C457Fu) return Corrupt("not an ELF file");
+  if (image.Read(4, 1) != kElfClass64 || image.Read(5, 1) != kElfDataLittle) {
+    return Corrupt("not a 64-bit little-endian ELF");
+  }
+  if (image.Read(18, 2) != kMachineCuda) {
+    return Corrupt(absl::StrCat("e_machine is ", image.Read(18, 2),
+                                ", not EM_CUDA (190)"));
+  }
+  ElfLayout layout;
+  layout.abi_version = static_cast<uint8_t>(image.Read(8, 1));
+  layout.flags = static_cast<uint32_t>(image.Read(48, 4));
+  const uint64_t table_offset = image.Read(40, 8);
+  const uint64_t entry_size = image.Read(58, 2);
+  const uint64_t count = image.Read(60, 2);
+  const uint64_t names_index = image.Read(62, 2);
+  if (entry_size != kSectionHeaderSize) {
+    return Corrupt(absl::StrCat("section header size ", entry_size));
+  }
+  if (count == 0 || names_index >= count ||
+      !image.Has(table_offset, count * kSectionHeaderSize)) {
+    return Corrupt("section header table out of bounds");
+  }
+  for (uint64_t i = 0; i < count; ++i) {
+    const uint64_t at = table_offset + i * kSectionHeaderSize;
+    Section section;
+    section.name = static_cast<uint32_t>(image.Read(at, 4));
+    section.type = static_cast<uint32_t>(image.Read(at + 4, 4));
+    section.offset = image.Read(at + 24, 8);
+    section.size = image.Read(at + 32, 8);
+    section.link = static_cast<uint32_t>(image.Read(at + 40, 4));
+    layout.sections.push_back(section);
+  }
+  // Every byte range the file claims must lie inside it, so that a cubin
+  // cut anywhere (the driver needs all of it) is refused here.
+  for (const Section& section : layout.sections) {
+    RETURN_IF_ERROR(SectionBytes(image, section).status());
+  }
+  RETURN_IF_ERROR(CheckSegments(image));
+  ASSIGN_OR_RETURN(layout.section_names,
+                   SectionBytes(image, layout.sections[names_index]));
+  return layout;
+}
+
+absl::StatusOr<bool> ReadArchSpecific(std::string_view compat) {
+  size_t at = 0;
+  while (at + 4 <= compat.size()) {
+    const uint8_t format = static_cast<uint8_t>(compat[at]);
+    const uint8_t attribute = static_cast<uint8_t>(compat[at + 1]);
+    const uint16_t value =
+        static_cast<uint16_t>(static_cast<uint8_t>(compat[at + 2]) |
+                              (static_cast<uint8_t>(compat[at + 3]) << 8));
+    if (format == kCompatFormatSized) {
+      at += 4 + size_t{value};
+      continue;
+    }
+    if (format == 0 || format > kCompatFormatSized) {
+      return Corrupt(absl::StrCat(".nv.compat: unknown record format ",
+                                  static_cast<int>(format)));
+    }
+    if (attribute == kCompatArchSpecific) return (value & 0xFFu) != 0;
+    at += 4;
+  }
+  return false;
+}
+
+absl::StatusOr<std::vector<std::string>> ReadKernels(const ElfImage& image,
+                                                     const ElfLayout& layout) {
+  std::vector<std::string> kernels;
+  for (const Section& symtab : layout.sections) {
+    if (symtab.type != kSectionSymtab) continue;
+    if (symtab.link >= layout.sections.size()) {
+      return Corrupt("symbol table links to a missing string table");
+    }
+    ASSIGN_OR_RETURN(const std::string_view symbols,
+                     SectionBytes(image, symtab));
+    ASSIGN_OR_RETURN(const std::string_view names,
+                     SectionBytes(image, layout.sections[symtab.link]));
+    for (size_t at = 0; at + kSymbolSize <= symbols.size(); at += kSymbolSize) {
+      const ElfImage symbol(symbols.substr(at, kSymbolSize));
+      const uint8_t info = static_cast<uint8_t>(symbol.Read(4, 1));
+      const uint64_t section_index = symbol.Read(6, 2);
+      if ((info & 0xF) != kSymbolFunc || (info >> 4) != kBindGlobal ||
+          section_index == 0 || section_index >= layout.sections.size()) {
+        continue;
+      }
+      ASSIGN_OR_RETURN(const std::string_view name,
+                       TableString(names, symbol.Read(0, 4)));
+      ASSIGN_OR_RETURN(const std::string_view section_name,
+                       TableString(layout.section_names,
+                                   layout.sections[section_index].name));
+      // An entry point owns its own ".text.<name>" section; device
+      // functions that were not inlined live inside their caller's.
+      if (section_name == absl::StrCat(".text.", std::string(name))) {
+        kernels.emplace_back(name);
+      }
+    }
+  }
+  std::sort(kernels.begin(), kernels.end());
+  return kernels;
+}
+
+}  // namespace
+
+std::string CubinInfo::ArchName() const {
+  return absl::StrCat("sm_", sm, arch_specific ? "a" : "");
+}
+
+absl::StatusOr<CubinInfo> InspectCubin(std::string_view cubin) {
+  const ElfImage image(cubin);
+  ASSIGN_OR_RETURN(const ElfLayout layout, ReadLayout(image));
+  CubinInfo info;
+  info.elf_abi_version = layout.abi_version;
+  info.sm =
+      static_cast<int>(layout.abi_version >= 8 ? (layout.flags >> 8) & 0xFFu
+                                               : layout.flags & 0xFFu);
+  if (info.sm == 0) return Corrupt("e_flags names no SM");
+  for (const Section& section : layout.sections) {
+    ASSIGN_OR_RETURN(const std::string_view name,
+                     TableString(layout.section_names, section.name));
+    if (name != ".nv.compat") continue;
+    ASSIGN_OR_RETURN(const std::string_view compat,
+                     SectionBytes(image, section));
+    ASSIGN_OR_RETURN(info.arch_specific, ReadArchSpecific(compat));
+  }
+  ASSIGN_OR_RETURN(info.kernels, ReadKernels(image, layout));
+  return info;
+}
+
+bool CubinRunsOn(const CubinInfo& cubin, const GpuTarget& device) {
+  if (cubin.arch_specific) return cubin.sm == device.sm;
+  return cubin.sm / 10 == device.sm / 10 && cubin.sm <= device.sm;
+}
+
+}  // namespace hummingd

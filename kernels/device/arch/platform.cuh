@@ -1,0 +1,55 @@
+#pragma once
+
+// Host/device portability for every device header. The numeric building
+// blocks are `__host__ __device__` so that host unit tests can run them
+// exhaustively; this header is the only place that knows which compiler is
+// reading the code. No host or CUDA headers: NVRTC compiles it as is.
+
+#if defined(__CUDACC__)
+#define HUMMINGD_HD __host__ __device__ __forceinline__
+#define HUMMINGD_DEVICE __device__ __forceinline__
+#else
+#define HUMMINGD_HD inline
+#define HUMMINGD_DEVICE inline
+#endif
+
+// Full unrolling matters on the device: register arrays indexed by a loop
+// counter stay in registers only when every index is a constant. The host
+// build does not care and GCC would warn about the CUDA spelling.
+#if defined(__CUDACC__)
+#define HUMMINGD_UNROLL _Pragma("unroll")
+#else
+#define HUMMINGD_UNROLL
+#endif
+
+namespace hummingd::device {
+
+// Own fixed-width names: <cstdint> is a host header NVRTC does not ship.
+using u8 = unsigned char;
+using u16 = unsigned short;
+using u32 = unsigned int;
+using u64 = unsigned long long;
+using i32 = int;
+using i64 = long long;
+
+static_assert(sizeof(u8) == 1 && sizeof(u16) == 2 && sizeof(u32) == 4 &&
+                  sizeof(u64) == 8 && sizeof(i64) == 8 && sizeof(float) == 4,
+              "fixed-width typedefs do not match this compiler");
+
+HUMMINGD_HD u32 float_as_bits(float value) {
+#if defined(__CUDA_ARCH__)
+  return __float_as_uint(value);
+#else
+  return __builtin_bit_cast(u32, value);
+#endif
+}
+
+HUMMINGD_HD float bits_as_float(u32 bits) {
+#if defined(__CUDA_ARCH__)
+  return __uint_as_float(bits);
+#else
+  return __builtin_bit_cast(float, bits);
+#endif
+}
+
+}  // namespace hummingd::device

@@ -1,0 +1,94 @@
+#include "kernels/reference/weight_packing.h"
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "common/status_macros.h"
+
+namespace hummingd {
+namespace {
+
+absl::Status ValidatePacking(int64_t n, int64_t k, int bits) {
+  if (bits < 1 || bits > 8) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("packing.bits: must be 1..8 (got ", bits, ")"));
+  }
+  if (n <= 0 || k <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "packing.shape: N and K must be > 0 (got N=", n, ", K=", k, ")"));
+  }
+  if ((k * bits) % 32 != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("packing.k: K*bits must be a multiple of 32 (got K=", k,
+                     ", bits=", bits, ")"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateSize(absl::string_view field, size_t actual,
+                          int64_t expected) {
+  if (static_cast<int64_t>(actual) != expected) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        field, ": expected ", expected, " elements (got ", actual, ")"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+int64_t PackedWordsPerRow(int64_t k, int bits) { return k * bits / 32; }
+
+// Bit-at-a-time on purpose: this is the definition of the layout, so it
+// mirrors the wording of the contract rather than being fast.
+absl::StatusOr<std::vector<uint32_t>> PackCodes(
+    const std::vector<uint8_t>& codes, int64_t n, int64_t k, int bits) {
+  RETURN_IF_ERROR(ValidatePacking(n, k, bits));
+  RETURN_IF_ERROR(ValidateSize("packing.codes", codes.size(), n * k));
+  const int64_t words_per_row = PackedWordsPerRow(k, bits);
+  std::vector<uint32_t> words(n * words_per_row, 0);
+  for (int64_t row = 0; row < n; ++row) {
+    uint32_t* row_words = &words[row * words_per_row];
+    for (int64_t i = 0; i < k; ++i) {
+      const uint32_t code = codes[row * k + i];
+      if (code >= (uint32_t{1} << bits)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("packing.codes: code ", code, " at (", row, ", ", i,
+                         ") does not fit in ", bits, " bits"));
+      }
+      for (int b = 0; b < bits; ++b) {
+        if (((code >> b) & 1u) == 0) continue;
+        const int64_t stream_bit = i * bits + b;
+        row_words[stream_bit / 32] |= uint32_t{1} << (stream_bit % 32);
+      }
+    }
+  }
+  return words;
+}
+
+absl::StatusOr<std::vector<uint8_t>> UnpackCodes(
+    const std::vector<uint32_t>& words, int64_t n, int64_t k, int bits) {
+  RETURN_IF_ERROR(ValidatePacking(n, k, bits));
+  const int64_t words_per_row = PackedWordsPerRow(k, bits);
+  RETURN_IF_ERROR(
+      ValidateSize("packing.words", words.size(), n * words_per_row));
+  std::vector<uint8_t> codes(n * k, 0);
+  for (int64_t row = 0; row < n; ++row) {
+    const uint32_t* row_words = &words[row * words_per_row];
+    for (int64_t i = 0; i < k; ++i) {
+      uint32_t code = 0;
+      for (int b = 0; b < bits; ++b) {
+        const int64_t stream_bit = i * bits + b;
+        const uint32_t bit =
+            (row_words[stream_bit / 32] >> (stream_bit % 32)) & 1u;
+        code |= bit << b;
+      }
+      codes[row * k + i] = static_cast<uint8_t>(code);
+    }
+  }
+  return codes;
+}
+
+}  // namespace hummingd

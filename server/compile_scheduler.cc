@@ -1,0 +1,165 @@
+#include "server/compile_scheduler.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/logging.h"
+
+namespace hummingd {
+
+absl::StatusOr<ArtifactPtr> CompileTicket::Wait(absl::Time deadline) const {
+  absl::MutexLock lock(&mutex_);
+  auto done = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) { return done_; };
+  if (!mutex_.AwaitWithDeadline(absl::Condition(&done), deadline)) {
+    return absl::DeadlineExceededError(
+        "deadline passed while the kernel was compiling; the compile goes on "
+        "and a retry will find it cached");
+  }
+  return result_;
+}
+
+bool CompileTicket::Done() const {
+  absl::MutexLock lock(&mutex_);
+  return done_;
+}
+
+CompileScheduler::CompileScheduler(const CompileSchedulerOptions& options)
+    : options_(options) {
+  const int threads = options_.threads > 0 ? options_.threads : 1;
+  workers_.reserve(threads);
+  for (int i = 0; i < threads; ++i) {
+    workers_.emplace_back([this] { WorkerLoop(); });
+  }
+}
+
+CompileScheduler::~CompileScheduler() {
+  std::vector<std::shared_ptr<Job>> abandoned;
+  {
+    absl::MutexLock lock(&mutex_);
+    stopping_ = true;
+    for (auto& queue : queues_) {
+      for (auto& job : queue) {
+        if (!job->started) {
+          job->started = true;
+          abandoned.push_back(job);
+        }
+      }
+      queue.clear();
+    }
+  }
+  for (auto& job : abandoned) {
+    Finish(job, absl::CancelledError("daemon is shutting down"),
+           /*ran=*/false);
+  }
+  for (auto& worker : workers_) worker.join();
+}
+
+absl::StatusOr<CompileScheduler::Submission> CompileScheduler::Submit(
+    const std::string& key, CompilePriority priority,
+    CompileFunction compile) {
+  absl::MutexLock lock(&mutex_);
+  if (stopping_) return absl::UnavailableError("daemon is shutting down");
+
+  if (auto it = in_flight_.find(key); it != in_flight_.end()) {
+    ++stats_.shared;
+    std::shared_ptr<Job>& job = it->second;
+    if (priority == CompilePriority::kForeground && !job->started) {
+      // Promotion: the copy in the prefetch queue is skipped once run.
+      queues_[0].push_back(job);
+    }
+    return Submission{job->ticket, /*joined_existing=*/true};
+  }
+
+  if (auto it = negative_.find(key); it != negative_.end()) {
+    if (absl::Now() < it->second.expires) {
+      ++stats_.negative_hits;
+      auto ticket = std::make_shared<CompileTicket>();
+      absl::MutexLock ticket_lock(&ticket->mutex_);
+      ticket->done_ = true;
+      ticket->result_ = it->second.status;
+      return Submission{ticket, /*joined_existing=*/false};
+    }
+    negative_.erase(it);
+  }
+
+  if (stats_.queued >= options_.max_queued) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "compile queue is full (", options_.max_queued, " waiting compiles)"));
+  }
+
+  auto job = std::make_shared<Job>();
+  job->key = key;
+  job->compile = std::move(compile);
+  job->ticket = std::make_shared<CompileTicket>();
+  in_flight_.emplace(key, job);
+  queues_[static_cast<int>(priority)].push_back(job);
+  ++stats_.queued;
+  return Submission{job->ticket, /*joined_existing=*/false};
+}
+
+std::shared_ptr<CompileScheduler::Job> CompileScheduler::TakeNextJobLocked() {
+  for (auto& queue : queues_) {
+    while (!queue.empty()) {
+      std::shared_ptr<Job> job = std::move(queue.front());
+      queue.pop_front();
+      if (!job->started) {
+        job->started = true;
+        return job;
+      }
+    }
+  }
+  return nullptr;
+}
+
+void CompileScheduler::WorkerLoop() {
+  while (true) {
+    std::shared_ptr<Job> job;
+    {
+      absl::MutexLock lock(&mutex_);
+      auto has_work = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+        return stopping_ || stats_.queued > 0;
+      };
+      mutex_.Await(absl::Condition(&has_work));
+      if (stopping_) return;
+      job = TakeNextJobLocked();
+      if (job == nullptr) continue;
+      --stats_.queued;
+      ++stats_.running;
+    }
+    absl::StatusOr<ArtifactPtr> result = job->compile();
+    if (!result.ok()) {
+      log::Warn(absl::StrCat("event=compile_failed key=", job->key,
+                             " error=\"", result.status().message(), "\""));
+    }
+    Finish(job, std::move(result), /*ran=*/true);
+  }
+}
+
+void CompileScheduler::Finish(const std::shared_ptr<Job>& job,
+                              absl::StatusOr<ArtifactPtr> result, bool ran) {
+  {
+    absl::MutexLock lock(&mutex_);
+    in_flight_.erase(job->key);
+    if (ran) {
+      --stats_.running;
+      ++stats_.compiles;
+      if (!result.ok()) {
+        ++stats_.compile_failures;
+        negative_[job->key] =
+            NegativeEntry{result.status(), absl::Now() + options_.negative_ttl};
+      }
+    } else {
+      --stats_.queued;
+    }
+  }
+  absl::MutexLock lock(&job->ticket->mutex_);
+  job->ticket->result_ = std::move(result);
+  job->ticket->done_ = true;
+}
+
+CompileSchedulerStats CompileScheduler::Stats() const {
+  absl::MutexLock lock(&mutex_);
+  return stats_;
+}
+
+}  // namespace hummingd

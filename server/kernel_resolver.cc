@@ -1,0 +1,225 @@
+#include "server/kernel_resolver.h"
+
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "cache/keys.h"
+#include "common/hashing.h"
+#include "common/logging.h"
+#include "common/status_macros.h"
+#include "kernels/codegen.h"
+#include "kernels/nvrtc_compiler.h"
+#include "kernels/planner.h"
+#include "server/proto_convert.h"
+
+namespace hummingd {
+namespace {
+
+std::string Describe(const KernelRequest& request,
+                     const std::string& canonical_spec) {
+  return absl::StrCat(KernelFamilyName(request.family), " ", canonical_spec,
+                      " n=", request.shape.n, " k=", request.shape.k);
+}
+
+// Recomputed on every resolution, never trusted from a stored plan: a plan
+// outlives a daemon upgrade (new headers or NVRTC), its artifacts must not.
+std::string ArtifactKeyFor(const KernelRequest& request,
+                           const std::string& canonical_spec,
+                           const KernelConfig& config) {
+  ArtifactKeyInputs inputs;
+  inputs.codegen_hash = CodegenHash();
+  inputs.toolchain = Toolchain().Identity();
+  inputs.arch = request.gpu.ArchName();
+  inputs.compile_options = CanonicalCompileOptions(request.gpu);
+  inputs.canonical_spec = canonical_spec;
+  inputs.shape = request.shape;
+  inputs.skeleton = config.skeleton;
+  inputs.config_text = config.text;
+  return ArtifactKey(inputs);
+}
+
+}  // namespace
+
+KernelResolver::KernelResolver(KernelStore* store, CompileScheduler* scheduler)
+    : store_(store), scheduler_(scheduler) {}
+
+absl::StatusOr<PlanRecord> KernelResolver::BuildPlanRecord(
+    const KernelRequest& request, const std::string& canonical_spec) {
+  ASSIGN_OR_RETURN(Plan plan, PlanKernels(request));
+  PlanRecord record;
+  record.description = Describe(request, canonical_spec);
+  for (const PlanEntry& entry : plan.entries) {
+    PlanRecordEntry record_entry;
+    record_entry.m_min = entry.m_min;
+    record_entry.m_max = entry.m_max;
+    record_entry.artifact_key =
+        ArtifactKeyFor(request, canonical_spec, entry.config);
+    record_entry.config = entry.config;
+    record_entry.launch = entry.launch;
+    record.entries.push_back(std::move(record_entry));
+  }
+  return record;
+}
+
+CompileFunction KernelResolver::MakeCompileFunction(
+    const KernelRequest& request, const KernelConfig& config,
+    const std::string& artifact_key) {
+  return [this, request, config,
+          artifact_key]() -> absl::StatusOr<ArtifactPtr> {
+    // A concurrent request may have compiled and stored this key between our
+    // lookup and our submission; never compile twice.
+    absl::StatusOr<ArtifactPtr> stored = store_->GetArtifact(artifact_key);
+    if (stored.ok() && *stored != nullptr) return *stored;
+
+    ASSIGN_OR_RETURN(KernelSource source, GenerateStub(request, config));
+    ASSIGN_OR_RETURN(CompiledKernel compiled, CompileKernel(source, request.gpu));
+    compiles_.fetch_add(1, std::memory_order_relaxed);
+
+    ArtifactRecord record;
+    record.cubin = std::move(compiled.cubin);
+    record.entry = compiled.entry;
+    record.threads_per_block = config.threads_per_block;
+    record.dynamic_shared_memory = config.dynamic_shared_memory;
+    record.compile_ms = compiled.compile_ms;
+    record.toolchain = Toolchain().Identity();
+    record.arch = request.gpu.ArchName();
+    record.description =
+        absl::StrCat(Describe(request, FormatSpecText(request.spec)), " ",
+                     config.skeleton, "[", config.text, "]");
+    record.cubin_checksum = Checksum64(record.cubin);
+    log::Info(absl::StrCat("event=compiled key=", artifact_key.substr(0, 16),
+                           " arch=", record.arch, " ms=",
+                           static_cast<int64_t>(record.compile_ms),
+                           " bytes=", record.cubin.size(), " what=\"",
+                           record.description, "\""));
+
+    auto artifact = std::make_shared<const ArtifactRecord>(std::move(record));
+    absl::Status put = store_->PutArtifact(artifact_key, *artifact);
+    if (!put.ok()) {
+      // The kernel is still good: serve it, but say loudly that it will not
+      // survive a restart.
+      store_write_errors_.fetch_add(1, std::memory_order_relaxed);
+      log::Error(absl::StrCat("event=cache_write_failed key=", artifact_key,
+                              " error=\"", put.message(), "\""));
+    }
+    return artifact;
+  };
+}
+
+absl::StatusOr<PendingKernelSet> KernelResolver::Begin(
+    const KernelRequest& request, CompilePriority priority) {
+  PendingKernelSet pending;
+  pending.request = request;
+  pending.canonical_spec = FormatSpecText(request.spec);
+
+  PlanKeyInputs plan_inputs;
+  plan_inputs.family = request.family;
+  plan_inputs.canonical_spec = pending.canonical_spec;
+  plan_inputs.shape = request.shape;
+  plan_inputs.planner_gpu_fields = PlannerGpuFields(request.family, request.gpu);
+  plan_inputs.planner_version = kPlannerVersion;
+  pending.plan_key = PlanKey(plan_inputs);
+
+  ASSIGN_OR_RETURN(std::optional<PlanRecord> cached_plan,
+                   store_->GetPlan(pending.plan_key));
+  if (cached_plan.has_value()) {
+    pending.plan = *std::move(cached_plan);
+    pending.plan_cached = true;
+    for (PlanRecordEntry& entry : pending.plan.entries) {
+      entry.artifact_key =
+          ArtifactKeyFor(request, pending.canonical_spec, entry.config);
+    }
+  } else {
+    ASSIGN_OR_RETURN(pending.plan,
+                     BuildPlanRecord(request, pending.canonical_spec));
+    absl::Status put = store_->PutPlan(pending.plan_key, pending.plan);
+    if (!put.ok()) {
+      store_write_errors_.fetch_add(1, std::memory_order_relaxed);
+      log::Error(absl::StrCat("event=cache_write_failed plan=", pending.plan_key,
+                              " error=\"", put.message(), "\""));
+    }
+  }
+
+  absl::flat_hash_map<std::string, int> seen;
+  for (const PlanRecordEntry& entry : pending.plan.entries) {
+    if (!seen.emplace(entry.artifact_key, 0).second) continue;
+    PendingKernelSet::Artifact artifact;
+    artifact.key = entry.artifact_key;
+    ASSIGN_OR_RETURN(artifact.cached, store_->GetArtifact(entry.artifact_key));
+    if (artifact.cached != nullptr) {
+      artifact.outcome = v1::CACHE_OUTCOME_HIT;
+    } else {
+      ASSIGN_OR_RETURN(
+          CompileScheduler::Submission submission,
+          scheduler_->Submit(entry.artifact_key, priority,
+                             MakeCompileFunction(request, entry.config,
+                                                 entry.artifact_key)));
+      artifact.ticket = std::move(submission.ticket);
+      artifact.outcome = submission.joined_existing
+                             ? v1::CACHE_OUTCOME_SHARED
+                             : v1::CACHE_OUTCOME_COMPILED;
+    }
+    pending.artifacts.push_back(std::move(artifact));
+  }
+  return pending;
+}
+
+absl::StatusOr<v1::KernelSet> KernelResolver::Finish(
+    const PendingKernelSet& pending, absl::Time deadline, bool metadata_only) {
+  absl::flat_hash_map<std::string, std::pair<ArtifactPtr, v1::CacheOutcome>>
+      artifacts;
+  for (const PendingKernelSet::Artifact& artifact : pending.artifacts) {
+    ArtifactPtr record = artifact.cached;
+    if (record == nullptr) {
+      absl::StatusOr<ArtifactPtr> compiled = artifact.ticket->Wait(deadline);
+      if (!compiled.ok()) {
+        return absl::Status(
+            compiled.status().code(),
+            absl::StrCat("kernel ", artifact.key.substr(0, 16), " (",
+                         pending.plan.description,
+                         "): ", compiled.status().message()));
+      }
+      record = *compiled;
+    }
+    artifacts.emplace(artifact.key, std::make_pair(record, artifact.outcome));
+  }
+
+  v1::KernelSet set;
+  set.set_plan_key(pending.plan_key);
+  set.set_canonical_spec(pending.canonical_spec);
+  set.set_plan_cached(pending.plan_cached);
+  absl::flat_hash_map<std::string, int> cubin_sent;
+  for (const PlanRecordEntry& entry : pending.plan.entries) {
+    const auto& [record, outcome] = artifacts.at(entry.artifact_key);
+    v1::Kernel* kernel = set.add_kernels();
+    kernel->set_m_min(entry.m_min);
+    kernel->set_m_max(entry.m_max);
+    kernel->set_artifact_key(entry.artifact_key);
+    kernel->set_entry(record->entry);
+    if (!metadata_only && cubin_sent.emplace(entry.artifact_key, 0).second) {
+      kernel->set_cubin(record->cubin);
+    }
+    kernel->set_cubin_checksum(record->cubin_checksum);
+    *kernel->mutable_launch() = LaunchParamsToProto(entry.launch);
+    kernel->set_threads_per_block(record->threads_per_block);
+    kernel->set_dynamic_shared_memory(record->dynamic_shared_memory);
+    kernel->set_outcome(outcome);
+    kernel->set_compile_ms(record->compile_ms);
+    kernel->set_arch(record->arch);
+    kernel->set_toolchain(record->toolchain);
+    kernel->set_config(entry.config.text);
+    kernel->set_registers(record->registers);
+  }
+  return set;
+}
+
+ResolverCounters KernelResolver::Counters() const {
+  ResolverCounters counters;
+  counters.compiles = compiles_.load(std::memory_order_relaxed);
+  counters.store_write_errors =
+      store_write_errors_.load(std::memory_order_relaxed);
+  return counters;
+}
+
+}  // namespace hummingd

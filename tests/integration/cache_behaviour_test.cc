@@ -1,0 +1,101 @@
+// Hit after miss, hit after restart, eviction under the byte bound.
+
+#include "gtest/gtest.h"
+#include "tests/integration/daemon_test_util.h"
+
+namespace hummingd::testing {
+namespace {
+
+class CacheBehaviourTest : public DaemonTest {};
+
+TEST_F(CacheBehaviourTest, MissThenHitServesIdenticalBytes) {
+  auto daemon = StartDaemon({"--compile-threads", "2"});
+  ASSERT_NE(daemon, nullptr);
+  auto stub = daemon->Stub();
+
+  v1::GetKernelsResponse first;
+  ASSERT_TRUE(Get(*stub, DequantRequest(4096, 4096), &first).ok());
+  ASSERT_EQ(first.kernel_set().kernels_size(), 1);
+  const v1::Kernel& compiled = first.kernel_set().kernels(0);
+  EXPECT_EQ(compiled.outcome(), v1::CACHE_OUTCOME_COMPILED);
+  EXPECT_GT(compiled.cubin().size(), 1000u);
+  EXPECT_EQ(compiled.entry(), "hummingd_dequant");
+  EXPECT_GT(compiled.compile_ms(), 0.0);
+  EXPECT_GT(compiled.launch().block_x(), 0);
+  EXPECT_GT(compiled.launch().grid_x(), 0);
+
+  v1::GetKernelsResponse second;
+  ASSERT_TRUE(Get(*stub, DequantRequest(4096, 4096), &second).ok());
+  const v1::Kernel& hit = second.kernel_set().kernels(0);
+  EXPECT_EQ(hit.outcome(), v1::CACHE_OUTCOME_HIT);
+  EXPECT_EQ(hit.cubin(), compiled.cubin());
+  EXPECT_EQ(hit.artifact_key(), compiled.artifact_key());
+  EXPECT_TRUE(second.kernel_set().plan_cached());
+
+  EXPECT_EQ(Counter(*stub, "compiles"), 1);
+  EXPECT_GE(Counter(*stub, "hits"), 1);
+  EXPECT_EQ(Counter(*stub, "entries"), 1);
+  EXPECT_GT(Counter(*stub, "bytes"), static_cast<int64_t>(hit.cubin().size()) - 1);
+}
+
+TEST_F(CacheBehaviourTest, RestartServesFromDiskWithZeroCompiles) {
+  std::string cubin;
+  {
+    auto daemon = StartDaemon();
+    ASSERT_NE(daemon, nullptr);
+    auto stub = daemon->Stub();
+    v1::GetKernelsResponse response;
+    ASSERT_TRUE(Get(*stub, DequantRequest(6144, 4096), &response).ok());
+    cubin = response.kernel_set().kernels(0).cubin();
+    auto exit_code = daemon->Stop();
+    ASSERT_TRUE(exit_code.ok()) << exit_code.status();
+    EXPECT_EQ(*exit_code, 0);
+  }
+  auto daemon = StartDaemon();
+  ASSERT_NE(daemon, nullptr);
+  auto stub = daemon->Stub();
+  v1::GetKernelsResponse response;
+  ASSERT_TRUE(Get(*stub, DequantRequest(6144, 4096), &response).ok());
+  EXPECT_EQ(response.kernel_set().kernels(0).outcome(), v1::CACHE_OUTCOME_HIT);
+  EXPECT_EQ(response.kernel_set().kernels(0).cubin(), cubin);
+  EXPECT_EQ(Counter(*stub, "compiles"), 0);
+}
+
+TEST_F(CacheBehaviourTest, EvictionKeepsTheStoreUnderItsBound) {
+  // Size one artifact first, then bound the cache to about three of them.
+  int64_t artifact_bytes = 0;
+  {
+    auto daemon = StartDaemon();
+    ASSERT_NE(daemon, nullptr);
+    auto stub = daemon->Stub();
+    v1::GetKernelsResponse response;
+    ASSERT_TRUE(Get(*stub, DequantRequest(256, 256), &response).ok());
+    artifact_bytes = Counter(*stub, "bytes");
+    ASSERT_GT(artifact_bytes, 0);
+    ASSERT_TRUE(daemon->Stop().ok());
+  }
+  const int64_t bound = std::max<int64_t>(artifact_bytes * 3 + artifact_bytes / 2,
+                                          int64_t{1} << 20);
+  const int kernels_to_fit = static_cast<int>(bound / artifact_bytes);
+  auto daemon = StartDaemon(
+      {"--max-cache-bytes", std::to_string(bound), "--compile-threads", "2"});
+  ASSERT_NE(daemon, nullptr);
+  auto stub = daemon->Stub();
+  const int requests = kernels_to_fit + 3;
+  for (int i = 0; i < requests; ++i) {
+    v1::GetKernelsResponse response;
+    ASSERT_TRUE(Get(*stub, DequantRequest(256 + 32 * (i + 1), 256), &response)
+                    .ok());
+    EXPECT_LE(Counter(*stub, "bytes"), bound) << "after request " << i;
+  }
+  EXPECT_GE(Counter(*stub, "evictions"), 3);
+  EXPECT_LT(Counter(*stub, "entries"), requests + 1);
+  // The most recent kernel survived eviction: asking again is a hit.
+  v1::GetKernelsResponse again;
+  ASSERT_TRUE(
+      Get(*stub, DequantRequest(256 + 32 * requests, 256), &again).ok());
+  EXPECT_EQ(again.kernel_set().kernels(0).outcome(), v1::CACHE_OUTCOME_HIT);
+}
+
+}  // namespace
+}  // namespace hummingd::testing

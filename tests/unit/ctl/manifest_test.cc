@@ -1,0 +1,103 @@
+#include "ctl/manifest.h"
+
+#include <filesystem>
+
+#include "gtest/gtest.h"
+
+namespace hummingd {
+namespace {
+
+TEST(ManifestTest, DefaultsApplyAndLayersOverride) {
+  auto requests = ParseManifest(R"(
+model: m
+arch: sm_90a
+family: dequant
+spec: weight=uint4,group=128
+layers:
+  - {name: a, n: 6144, k: 4096}
+  - {name: b, n: 1536, k: 2048, kind: moe_indexed, experts: 128, top_k: 8,
+     spec: "weight=e4m3,group=channel", family: gemm, arch: sm_80}
+)",
+                                ManifestOptions());
+  ASSERT_TRUE(requests.ok()) << requests.status();
+  ASSERT_EQ(requests->size(), 2u);
+  const v1::KernelRequest& a = (*requests)[0];
+  EXPECT_EQ(a.name(), "a");
+  EXPECT_EQ(a.shape().n(), 6144);
+  EXPECT_EQ(a.shape().k(), 4096);
+  EXPECT_EQ(a.spec().text(), "weight=uint4,group=128");
+  EXPECT_EQ(a.gpu().arch(), "sm_90a");
+  EXPECT_EQ(a.family(), v1::KERNEL_FAMILY_DEQUANT);
+  EXPECT_EQ(a.shape().kind(), v1::GEMM_KIND_DENSE);
+  const v1::KernelRequest& b = (*requests)[1];
+  EXPECT_EQ(b.shape().kind(), v1::GEMM_KIND_MOE_INDEXED);
+  EXPECT_EQ(b.shape().experts(), 128);
+  EXPECT_EQ(b.shape().top_k(), 8);
+  EXPECT_EQ(b.family(), v1::KERNEL_FAMILY_GEMM);
+  EXPECT_EQ(b.gpu().arch(), "sm_80");
+  EXPECT_EQ(b.spec().text(), "weight=e4m3,group=channel");
+}
+
+TEST(ManifestTest, JsonAndBareListsAndArchOverride) {
+  ManifestOptions options;
+  options.arch_override = "sm_86";
+  auto requests = ParseManifest(
+      R"([{"name": "x", "n": 512, "k": 256, "spec": "weight=uint8", "arch": "sm_75"}])",
+      options);
+  ASSERT_TRUE(requests.ok()) << requests.status();
+  ASSERT_EQ(requests->size(), 1u);
+  EXPECT_EQ((*requests)[0].gpu().arch(), "sm_86");
+  EXPECT_EQ((*requests)[0].shape().n(), 512);
+}
+
+TEST(ManifestTest, StructuralErrorsNameTheLayerAndKey) {
+  struct Case {
+    const char* text;
+    const char* where;
+  };
+  const Case cases[] = {
+      {"arch: sm_90a\nspec: weight=uint4\nlayers:\n  - {n: 1}\n", "layers[0].k"},
+      {"arch: sm_90a\nspec: weight=uint4\nlayers:\n  - {n: x, k: 1}\n",
+       "layers[0].n"},
+      {"arch: sm_90a\nspec: s\nlayers:\n  - {n: 1, k: 1}\n  - {n: 1, k: 1, "
+       "colour: red}\n",
+       "layers[1]"},
+      {"spec: s\nlayers:\n  - {n: 1, k: 1}\n", "layers[0].arch"},
+      {"arch: sm_90a\nlayers:\n  - {n: 1, k: 1}\n", "layers[0].spec"},
+      {"arch: sm_90a\nspec: s\nlayers:\n  - {n: 1, k: 1, kind: sparse}\n",
+       "layers[0].kind"},
+      {"arch: sm_90a\nspec: s\nlayers: []\n", "layers"},
+      {"arch: sm_90a\nspec: s\n", "layers"},
+      {"arch: [unclosed\n", "manifest"},
+      {"arch: sm_90a\nspec: s\nvendor: x\nlayers:\n  - {n: 1, k: 1}\n",
+       "manifest"},
+  };
+  for (const Case& c : cases) {
+    auto result = ParseManifest(c.text, ManifestOptions());
+    ASSERT_FALSE(result.ok()) << c.text;
+    EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(result.status().message().find(c.where), std::string::npos)
+        << "'" << result.status().message() << "' should name " << c.where;
+  }
+}
+
+TEST(ManifestTest, ShippedExamplesParse) {
+  const std::filesystem::path examples =
+      std::filesystem::path(HUMMINGD_SOURCE_DIR) / "deploy" / "examples";
+  int parsed = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(examples)) {
+    auto requests = LoadManifestFile(entry.path().string(), ManifestOptions());
+    ASSERT_TRUE(requests.ok()) << entry.path() << ": " << requests.status();
+    EXPECT_FALSE(requests->empty());
+    ++parsed;
+  }
+  EXPECT_GE(parsed, 3);
+}
+
+TEST(ManifestTest, MissingFileIsNotFound) {
+  auto result = LoadManifestFile("/nonexistent/model.yaml", ManifestOptions());
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace hummingd

@@ -1,0 +1,157 @@
+#include "kernels/cubin_info.h"
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "kernels/codegen.h"
+#include "kernels/gpu_target.h"
+#include "kernels/nvrtc_compiler.h"
+#include "tests/unit/kernels/test_seed.h"
+
+namespace hummingd {
+namespace {
+
+GpuTarget Gpu(int sm, bool arch_specific = false) {
+  GpuTarget gpu;
+  gpu.sm = sm;
+  gpu.arch_specific = arch_specific;
+  return gpu;
+}
+
+// Two entry points and a device function that stays out of line: only the
+// entries are kernels.
+constexpr char kTwoKernels[] = R"(
+extern "C" __device__ __noinline__ float helper_not_a_kernel(float x) {
+  return x * x + 1.0f;
+}
+extern "C" __global__ void zeta_kernel(float* p) { p[0] = helper_not_a_kernel(p[1]); }
+extern "C" __global__ void alpha_kernel(int* p) { p[threadIdx.x] = 7; }
+)";
+
+std::string CompileFor(const std::string& arch) {
+  KernelSource source;
+  source.source = kTwoKernels;
+  source.entry = "alpha_kernel";
+  source.name = "two_kernels.cu";
+  absl::StatusOr<GpuTarget> gpu = ParseGpuArch(arch);
+  EXPECT_TRUE(gpu.ok()) << gpu.status();
+  absl::StatusOr<CompiledKernel> kernel = CompileKernel(source, *gpu);
+  EXPECT_TRUE(kernel.ok()) << kernel.status();
+  return kernel.ok() ? kernel->cubin : std::string();
+}
+
+TEST(CubinInfoTest, ReadsArchAndEntriesOfRealCubins) {
+  const struct {
+    const char* arch;
+    int sm;
+    bool arch_specific;
+  } kCases[] = {{"sm_75", 75, false},   {"sm_80", 80, false},
+                {"sm_86", 86, false},   {"sm_89", 89, false},
+                {"sm_90", 90, false},   {"sm_90a", 90, true},
+                {"sm_100a", 100, true}, {"sm_120", 120, false}};
+  for (const auto& c : kCases) {
+    const std::string cubin = CompileFor(c.arch);
+    absl::StatusOr<CubinInfo> info = InspectCubin(cubin);
+    ASSERT_TRUE(info.ok()) << c.arch << ": " << info.status();
+    EXPECT_EQ(info->sm, c.sm) << c.arch;
+    EXPECT_EQ(info->arch_specific, c.arch_specific) << c.arch;
+    EXPECT_EQ(info->ArchName(), c.arch);
+    EXPECT_GE(info->elf_abi_version, 8) << c.arch;
+    EXPECT_EQ(info->kernels,
+              (std::vector<std::string>{"alpha_kernel", "zeta_kernel"}))
+        << c.arch;
+  }
+}
+
+TEST(CubinInfoTest, EveryTruncationIsDataLoss) {
+  const std::string cubin = CompileFor("sm_80");
+  ASSERT_FALSE(cubin.empty());
+  ASSERT_TRUE(InspectCubin(cubin).ok());
+  for (size_t length = 0; length < cubin.size(); ++length) {
+    absl::StatusOr<CubinInfo> info = InspectCubin(cubin.substr(0, length));
+    ASSERT_FALSE(info.ok()) << "prefix of " << length << " bytes parsed";
+    ASSERT_EQ(info.status().code(), absl::StatusCode::kDataLoss) << length;
+  }
+  EXPECT_NE(
+      InspectCubin(cubin.substr(0, 10)).status().message().find("truncated"),
+      std::string::npos);
+}
+
+TEST(CubinInfoTest, GarbageAndForeignElfAreDataLoss) {
+  const uint64_t seed = testing::TestSeed();
+  SCOPED_TRACE(testing::SeedTrace(seed));
+  std::mt19937_64 rng(seed);
+  for (int i = 0; i < 200; ++i) {
+    std::string garbage(64 + rng() % 4096, '\0');
+    for (char& c : garbage) c = static_cast<char>(rng());
+    EXPECT_EQ(InspectCubin(garbage).status().code(),
+              absl::StatusCode::kDataLoss);
+  }
+
+  std::string cubin = CompileFor("sm_86");
+  ASSERT_FALSE(cubin.empty());
+  std::string x86 = cubin;
+  x86[18] = 62;  // EM_X86_64
+  x86[19] = 0;
+  EXPECT_NE(InspectCubin(x86).status().message().find("EM_CUDA"),
+            std::string::npos);
+  std::string not_elf = cubin;
+  not_elf[1] = 'X';
+  EXPECT_EQ(InspectCubin(not_elf).status().code(), absl::StatusCode::kDataLoss);
+  std::string far_table = cubin;
+  far_table[47] = 0x7F;  // e_shoff's top byte: table far past the end
+  EXPECT_EQ(InspectCubin(far_table).status().code(),
+            absl::StatusCode::kDataLoss);
+  std::string bad_names = cubin;
+  bad_names[62] = static_cast<char>(0xFF);  // e_shstrndx past the table
+  bad_names[63] = static_cast<char>(0xFF);
+  EXPECT_EQ(InspectCubin(bad_names).status().code(),
+            absl::StatusCode::kDataLoss);
+}
+
+TEST(CubinInfoTest, RandomCorruptionNeverCrashes) {
+  const uint64_t seed = testing::TestSeed();
+  SCOPED_TRACE(testing::SeedTrace(seed));
+  std::mt19937_64 rng(seed);
+  const std::string cubin = CompileFor("sm_90a");
+  ASSERT_FALSE(cubin.empty());
+  int rejected = 0;
+  for (int i = 0; i < 2000; ++i) {
+    std::string corrupt = cubin;
+    for (int flips = 1 + rng() % 8; flips > 0; --flips) {
+      corrupt[rng() % corrupt.size()] = static_cast<char>(rng());
+    }
+    absl::StatusOr<CubinInfo> info = InspectCubin(corrupt);
+    if (!info.ok()) {
+      ASSERT_EQ(info.status().code(), absl::StatusCode::kDataLoss);
+      ++rejected;
+    }
+  }
+  // Most flips land in code bytes the parser does not read; some do not.
+  EXPECT_GT(rejected, 0);
+}
+
+TEST(CubinInfoTest, CompatibilityFollowsSassRules) {
+  CubinInfo sm80;
+  sm80.sm = 80;
+  CubinInfo sm90a;
+  sm90a.sm = 90;
+  sm90a.arch_specific = true;
+  EXPECT_TRUE(CubinRunsOn(sm80, Gpu(80, false)));
+  EXPECT_TRUE(CubinRunsOn(sm80, Gpu(86, false)));
+  EXPECT_TRUE(CubinRunsOn(sm80, Gpu(89, false)));
+  EXPECT_FALSE(CubinRunsOn(sm80, Gpu(75, false)));
+  EXPECT_FALSE(CubinRunsOn(sm80, Gpu(90, false)));
+  EXPECT_TRUE(CubinRunsOn(sm90a, Gpu(90, false)));
+  EXPECT_TRUE(CubinRunsOn(sm90a, Gpu(90, true)));
+  EXPECT_FALSE(CubinRunsOn(sm90a, Gpu(100, false)));
+  CubinInfo sm86;
+  sm86.sm = 86;
+  EXPECT_FALSE(CubinRunsOn(sm86, Gpu(80, false)));
+}
+
+}  // namespace
+}  // namespace hummingd
