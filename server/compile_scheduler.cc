@@ -23,6 +23,28 @@ bool CompileTicket::Done() const {
   return done_;
 }
 
+void CompileTicket::OnDone(std::function<void()> continuation) const {
+  {
+    absl::MutexLock lock(&mutex_);
+    if (!done_) {
+      continuations_.push_back(std::move(continuation));
+      return;
+    }
+  }
+  continuation();
+}
+
+void CompileTicket::Complete(absl::StatusOr<ArtifactPtr> result) {
+  std::vector<std::function<void()>> continuations;
+  {
+    absl::MutexLock lock(&mutex_);
+    result_ = std::move(result);
+    done_ = true;
+    continuations.swap(continuations_);
+  }
+  for (auto& continuation : continuations) continuation();
+}
+
 CompileScheduler::CompileScheduler(const CompileSchedulerOptions& options)
     : options_(options) {
   const int threads = options_.threads > 0 ? options_.threads : 1;
@@ -33,11 +55,20 @@ CompileScheduler::CompileScheduler(const CompileSchedulerOptions& options)
 }
 
 CompileScheduler::~CompileScheduler() {
-  std::vector<std::shared_ptr<Job>> abandoned;
   {
     absl::MutexLock lock(&mutex_);
     stopping_ = true;
-    for (auto& queue : queues_) {
+  }
+  CancelQueued();
+  for (auto& worker : workers_) worker.join();
+}
+
+void CompileScheduler::CancelQueued(bool prefetch_only) {
+  std::vector<std::shared_ptr<Job>> abandoned;
+  {
+    absl::MutexLock lock(&mutex_);
+    for (int priority = prefetch_only ? 1 : 0; priority < 2; ++priority) {
+      auto& queue = queues_[priority];
       for (auto& job : queue) {
         if (!job->started) {
           job->started = true;
@@ -51,7 +82,6 @@ CompileScheduler::~CompileScheduler() {
     Finish(job, absl::CancelledError("daemon is shutting down"),
            /*ran=*/false);
   }
-  for (auto& worker : workers_) worker.join();
 }
 
 absl::StatusOr<CompileScheduler::Submission> CompileScheduler::Submit(
@@ -152,9 +182,7 @@ void CompileScheduler::Finish(const std::shared_ptr<Job>& job,
       --stats_.queued;
     }
   }
-  absl::MutexLock lock(&job->ticket->mutex_);
-  job->ticket->result_ = std::move(result);
-  job->ticket->done_ = true;
+  job->ticket->Complete(std::move(result));
 }
 
 CompileSchedulerStats CompileScheduler::Stats() const {

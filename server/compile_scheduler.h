@@ -35,11 +35,20 @@ class CompileTicket {
   absl::StatusOr<ArtifactPtr> Wait(absl::Time deadline) const;
   bool Done() const;
 
+  // Runs `continuation` once the compile is done: at once on this thread if
+  // it already is, else on the pool thread that finishes it (so it must be
+  // short and must not block).
+  void OnDone(std::function<void()> continuation) const;
+
  private:
   friend class CompileScheduler;
+  void Complete(absl::StatusOr<ArtifactPtr> result);
+
   mutable absl::Mutex mutex_;
   bool done_ ABSL_GUARDED_BY(mutex_) = false;
   absl::StatusOr<ArtifactPtr> result_ ABSL_GUARDED_BY(mutex_);
+  mutable std::vector<std::function<void()>> continuations_
+      ABSL_GUARDED_BY(mutex_);
 };
 
 struct CompileSchedulerOptions {
@@ -81,6 +90,12 @@ class CompileScheduler {
                                     CompileFunction compile);
 
   CompileSchedulerStats Stats() const;
+
+  // Abandons queued (not yet running) compiles — only prefetch ones when
+  // `prefetch_only` — whose waiters get CANCELLED. Running compiles finish
+  // normally. Used at shutdown so that no request waits on work that will
+  // never start.
+  void CancelQueued(bool prefetch_only = false);
 
  private:
   struct Job {

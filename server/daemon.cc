@@ -92,8 +92,13 @@ void Daemon::Shutdown() {
   if (shut_down_) return;
   shut_down_ = true;
   log::Info("event=shutdown phase=drain");
+  // Prefetch work nobody waits for in the foreground is dropped at once;
+  // foreground requests get the grace period; whatever is still queued after
+  // it is cancelled so that no handler waits on work that will never start.
+  scheduler_->CancelQueued(/*prefetch_only=*/true);
   server_->Shutdown(std::chrono::system_clock::now() +
                     std::chrono::seconds(config_.shutdown_grace_seconds));
+  scheduler_->CancelQueued();
   server_->Wait();
 }
 

@@ -1,11 +1,10 @@
 #include "server/kernel_service.h"
 
+#include <atomic>
 #include <memory>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "common/logging.h"
 #include "server/grpc_status.h"
 
@@ -42,73 +41,135 @@ KernelServiceImpl::KernelServiceImpl(KernelStore* store,
       memo_(memo_bytes) {}
 
 bool KernelServiceImpl::ServeFromMemo(const std::string& memo_key,
-                                      v1::GetKernelsResponse* response) {
-  KernelSetMemo::ResponsePtr memoized = memo_.Lookup(memo_key);
+                                      grpc::ByteBuffer* response) {
+  KernelSetMemo::EntryPtr memoized = memo_.Lookup(memo_key);
   if (memoized == nullptr) return false;
-  const auto& kernels = memoized->kernel_set().kernels();
-  for (int i = 0; i < kernels.size(); ++i) {
-    if (i > 0 && kernels[i].artifact_key() == kernels[i - 1].artifact_key()) {
-      continue;
-    }
-    absl::StatusOr<ArtifactPtr> stored =
-        store_->GetArtifact(kernels[i].artifact_key());
+  for (const std::string& key : memoized->artifact_keys) {
+    absl::StatusOr<ArtifactPtr> stored = store_->GetArtifact(key);
     if (!stored.ok() || *stored == nullptr) {
       memo_.Erase(memo_key);
       return false;
     }
   }
-  *response = *memoized;
+  *response = memoized->response;  // shares the slices, copies no bytes
   memo_hits_.fetch_add(1, std::memory_order_relaxed);
   return true;
 }
 
-void KernelServiceImpl::Memoize(const std::string& memo_key,
-                                const v1::GetKernelsResponse& response) {
-  auto memoized = std::make_shared<v1::GetKernelsResponse>(response);
-  for (v1::Kernel& kernel :
-       *memoized->mutable_kernel_set()->mutable_kernels()) {
-    kernel.set_outcome(v1::CACHE_OUTCOME_HIT);
-  }
-  memoized->mutable_kernel_set()->set_plan_cached(true);
-  memo_.Insert(memo_key, std::move(memoized));
-}
-
-grpc::Status KernelServiceImpl::GetKernels(grpc::ServerContext* context,
-                                           const v1::GetKernelsRequest* request,
-                                           v1::GetKernelsResponse* response) {
-  requests_.fetch_add(1, std::memory_order_relaxed);
-  // Deterministic serialization of the request as the client sent it; a
-  // differently-encoded equal request merely misses the memo.
-  std::string memo_key;
-  {
-    google::protobuf::io::StringOutputStream stream(&memo_key);
-    google::protobuf::io::CodedOutputStream coded(&stream);
-    coded.SetSerializationDeterministic(true);
-    request->SerializeToCodedStream(&coded);
-  }
-  if (ServeFromMemo(memo_key, response)) return grpc::Status::OK;
-
-  absl::StatusOr<KernelRequest> parsed =
-      KernelRequestFromProto(request->request(), limits_);
-  if (!parsed.ok()) {
-    invalid_requests_.fetch_add(1, std::memory_order_relaxed);
-    return ToGrpcStatus(parsed.status());
-  }
-  absl::StatusOr<PendingKernelSet> pending =
-      resolver_->Begin(*parsed, CompilePriority::kForeground);
+grpc::Status KernelServiceImpl::CompleteGetKernels(
+    const PendingKernelSet& pending, bool metadata_only,
+    const std::string& memo_key, grpc::ByteBuffer* response) {
   absl::StatusOr<v1::KernelSet> set =
-      pending.ok() ? resolver_->Finish(*pending, DeadlineOf(*context),
-                                       request->metadata_only())
-                   : absl::StatusOr<v1::KernelSet>(pending.status());
+      resolver_->Finish(pending, absl::InfiniteFuture(), metadata_only);
   if (!set.ok()) {
     failed_requests_.fetch_add(1, std::memory_order_relaxed);
     log::Warn(absl::StrCat("event=get_kernels_failed error=\"",
                            set.status().message(), "\""));
     return ToGrpcStatus(set.status());
   }
-  *response->mutable_kernel_set() = *std::move(set);
-  Memoize(memo_key, *response);
+  v1::GetKernelsResponse message;
+  *message.mutable_kernel_set() = *std::move(set);
+  {
+    grpc::Slice slice(message.SerializeAsString());
+    *response = grpc::ByteBuffer(&slice, 1);
+  }
+
+  // The memo answers later asks for the same bytes as hits.
+  auto memoized = std::make_shared<MemoizedKernelSet>();
+  for (v1::Kernel& kernel : *message.mutable_kernel_set()->mutable_kernels()) {
+    kernel.set_outcome(v1::CACHE_OUTCOME_HIT);
+    if (memoized->artifact_keys.empty() ||
+        memoized->artifact_keys.back() != kernel.artifact_key()) {
+      memoized->artifact_keys.push_back(kernel.artifact_key());
+    }
+  }
+  message.mutable_kernel_set()->set_plan_cached(true);
+  std::string bytes = message.SerializeAsString();
+  memoized->bytes = static_cast<int64_t>(bytes.size());
+  grpc::Slice memo_slice(bytes);
+  memoized->response = grpc::ByteBuffer(&memo_slice, 1);
+  memo_.Insert(memo_key, std::move(memoized));
   return grpc::Status::OK;
+}
+
+grpc::ServerUnaryReactor* KernelServiceImpl::GetKernels(
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response) {
+  requests_.fetch_add(1, std::memory_order_relaxed);
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+
+  std::string request_bytes;
+  {
+    std::vector<grpc::Slice> slices;
+    if (!request->Dump(&slices).ok()) {
+      reactor->Finish(grpc::Status(grpc::StatusCode::INTERNAL,
+                                   "cannot read the request bytes"));
+      return reactor;
+    }
+    for (const grpc::Slice& slice : slices) {
+      request_bytes.append(reinterpret_cast<const char*>(slice.begin()),
+                           slice.size());
+    }
+  }
+  if (ServeFromMemo(request_bytes, response)) {
+    reactor->Finish(grpc::Status::OK);
+    return reactor;
+  }
+
+  v1::GetKernelsRequest message;
+  if (!message.ParseFromString(request_bytes)) {
+    invalid_requests_.fetch_add(1, std::memory_order_relaxed);
+    reactor->Finish(grpc::Status(
+        grpc::StatusCode::INVALID_ARGUMENT,
+        "request: not a valid hummingd.v1.GetKernelsRequest message"));
+    return reactor;
+  }
+  absl::StatusOr<KernelRequest> parsed =
+      KernelRequestFromProto(message.request(), limits_);
+  if (!parsed.ok()) {
+    invalid_requests_.fetch_add(1, std::memory_order_relaxed);
+    reactor->Finish(ToGrpcStatus(parsed.status()));
+    return reactor;
+  }
+  absl::StatusOr<PendingKernelSet> begun =
+      resolver_->Begin(*parsed, CompilePriority::kForeground);
+  if (!begun.ok()) {
+    failed_requests_.fetch_add(1, std::memory_order_relaxed);
+    reactor->Finish(ToGrpcStatus(begun.status()));
+    return reactor;
+  }
+
+  // Shared by the compile continuations; the last one to arrive answers.
+  struct Call {
+    PendingKernelSet pending;
+    bool metadata_only = false;
+    std::string memo_key;
+    grpc::ByteBuffer* response = nullptr;
+    grpc::ServerUnaryReactor* reactor = nullptr;
+    std::atomic<int> outstanding{0};
+  };
+  auto call = std::make_shared<Call>();
+  call->pending = *std::move(begun);
+  call->metadata_only = message.metadata_only();
+  call->memo_key = std::move(request_bytes);
+  call->response = response;
+  call->reactor = reactor;
+  std::vector<std::shared_ptr<const CompileTicket>> tickets;
+  for (const PendingKernelSet::Artifact& artifact : call->pending.artifacts) {
+    if (artifact.ticket != nullptr) tickets.push_back(artifact.ticket);
+  }
+  // One extra count is held while registering, so that a compile finishing
+  // during registration cannot answer before every continuation is in place.
+  call->outstanding.store(static_cast<int>(tickets.size()) + 1);
+  auto arrive = [this, call] {
+    if (call->outstanding.fetch_sub(1) == 1) {
+      call->reactor->Finish(CompleteGetKernels(
+          call->pending, call->metadata_only, call->memo_key, call->response));
+    }
+  };
+  for (const auto& ticket : tickets) ticket->OnDone(arrive);
+  arrive();
+  return reactor;
 }
 
 grpc::Status KernelServiceImpl::Prefetch(

@@ -1,7 +1,10 @@
 #pragma once
 
 // The gRPC face of the daemon: parse -> validate -> resolve. Handlers never
-// compile; they wait on the compile pool with the request's deadline.
+// compile. GetKernels is a raw callback method: hits (the hot path) are
+// answered inline from serialized bytes; misses finish from the compile
+// pool's completion, so no gRPC thread ever blocks on a compile. The other
+// methods are ordinary sync handlers.
 
 #include <atomic>
 #include <cstdint>
@@ -16,15 +19,17 @@
 
 namespace hummingd {
 
-class KernelServiceImpl final : public v1::KernelService::Service {
+class KernelServiceImpl final
+    : public v1::KernelService::WithRawCallbackMethod_GetKernels<
+          v1::KernelService::Service> {
  public:
   KernelServiceImpl(KernelStore* store, CompileScheduler* scheduler,
                     KernelResolver* resolver, const RequestLimits& limits,
                     int64_t memo_bytes);
 
-  grpc::Status GetKernels(grpc::ServerContext* context,
-                          const v1::GetKernelsRequest* request,
-                          v1::GetKernelsResponse* response) override;
+  grpc::ServerUnaryReactor* GetKernels(grpc::CallbackServerContext* context,
+                                       const grpc::ByteBuffer* request,
+                                       grpc::ByteBuffer* response) override;
   grpc::Status Prefetch(grpc::ServerContext* context,
                         const v1::PrefetchRequest* request,
                         grpc::ServerWriter<v1::PrefetchProgress>* writer)
@@ -42,10 +47,13 @@ class KernelServiceImpl final : public v1::KernelService::Service {
  private:
   // Serves a repeated request from the memo when every artifact it names is
   // still stored; false when the slow path must run.
-  bool ServeFromMemo(const std::string& memo_key,
-                     v1::GetKernelsResponse* response);
-  void Memoize(const std::string& memo_key,
-               const v1::GetKernelsResponse& response);
+  bool ServeFromMemo(const std::string& memo_key, grpc::ByteBuffer* response);
+  // Assembles the set once every compile is done, serializes it into
+  // `response`, memoizes it and returns the call's status.
+  grpc::Status CompleteGetKernels(const PendingKernelSet& pending,
+                                  bool metadata_only,
+                                  const std::string& memo_key,
+                                  grpc::ByteBuffer* response);
 
   KernelStore* const store_;
   CompileScheduler* const scheduler_;

@@ -1,44 +1,51 @@
 #pragma once
 
 // KernelSetMemo: the hit path's shortcut. Maps the exact bytes of a
-// GetKernels request to the finished response of an earlier call whose
-// kernels were all in the cache, so a repeated request costs one hash lookup
-// and one copy instead of conversion, validation, two key hashes and plan
-// lookups. The memo never vouches for an artifact: the caller confirms every
-// artifact it names is still in the store (a memory-tier lookup, which also
-// keeps the store's LRU order honest) before serving a memoized set.
+// GetKernels request to the serialized response of an earlier call, so a
+// repeated request costs one hash lookup and a reference-counted buffer copy
+// instead of parsing, validation, key hashing, plan lookup and serialization.
+// The memo never vouches for an artifact: before serving, the caller confirms
+// each artifact the entry names is still in the store (a memory-tier lookup,
+// which also keeps the store's LRU order honest).
 
 #include <cstdint>
 #include <list>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
-#include "hummingd/v1/kernel_service.pb.h"
+#include "grpcpp/support/byte_buffer.h"
 
 namespace hummingd {
+
+struct MemoizedKernelSet {
+  grpc::ByteBuffer response;               // serialized GetKernelsResponse
+  std::vector<std::string> artifact_keys;  // distinct, to confirm on a hit
+  int64_t bytes = 0;
+};
 
 class KernelSetMemo {
  public:
   explicit KernelSetMemo(int64_t max_bytes) : max_bytes_(max_bytes) {}
 
-  using ResponsePtr = std::shared_ptr<const v1::GetKernelsResponse>;
+  using EntryPtr = std::shared_ptr<const MemoizedKernelSet>;
 
-  ResponsePtr Lookup(const std::string& request_bytes);
-  void Insert(const std::string& request_bytes, ResponsePtr response);
+  EntryPtr Lookup(const std::string& request_bytes);
+  void Insert(const std::string& request_bytes, EntryPtr entry);
   void Erase(const std::string& request_bytes);
 
   int64_t bytes() const;
   int64_t entries() const;
 
  private:
-  struct Entry {
+  struct Slot {
     std::string key;
-    ResponsePtr response;
+    EntryPtr entry;
     int64_t bytes = 0;
   };
-  using Order = std::list<Entry>;
+  using Order = std::list<Slot>;
 
   void EraseLocked(Order::iterator it) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 

@@ -1,7 +1,7 @@
 #pragma once
 
-// The transport floor: a gRPC sync server on a unix socket whose only work
-// per call is copying a fixed payload into the response, configured like the
+// The transport floor: a gRPC raw-callback server on a unix socket whose only
+// work per call is handing back a pre-serialized payload, configured like the
 // daemon's server (message limits, health service).
 
 #include <cstdint>
