@@ -3,6 +3,14 @@
 
 #include <sys/stat.h>
 
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "grpcpp/create_channel.h"
+#include "grpcpp/security/credentials.h"
+
 #include "gtest/gtest.h"
 #include "tests/integration/daemon_test_util.h"
 
@@ -82,6 +90,62 @@ TEST_F(LifecycleTest, StaleSocketFromACrashIsReplaced) {
   ASSERT_NE(daemon, nullptr);
   auto stub = daemon->Stub();
   EXPECT_EQ(Counter(*stub, "compiles"), 0);
+}
+
+}  // namespace
+}  // namespace hummingd::testing
+
+namespace hummingd::testing {
+namespace {
+
+TEST_F(LifecycleTest, OptionalTcpListenerServesTheSameService) {
+  auto daemon = StartDaemon({"--listen", "127.0.0.1:0"});
+  ASSERT_NE(daemon, nullptr);
+  const std::string log = daemon->ReadLog();
+  const size_t at = log.find("tcp_port=");
+  ASSERT_NE(at, std::string::npos) << log;
+  const int port = std::atoi(log.c_str() + at + 9);
+  ASSERT_GT(port, 0) << log;
+  auto channel = grpc::CreateChannel(absl::StrCat("127.0.0.1:", port),
+                                     grpc::InsecureChannelCredentials());
+  auto stub = v1::KernelService::NewStub(channel);
+  v1::GetKernelsResponse response;
+  ASSERT_TRUE(Get(*stub, DequantRequest(512, 512), &response).ok());
+  EXPECT_EQ(response.kernel_set().kernels_size(), 1);
+  // The unix socket sees the same cache.
+  auto unix_stub = daemon->Stub();
+  EXPECT_EQ(Counter(*unix_stub, "entries"), 1);
+}
+
+TEST_F(LifecycleTest, RequestDeadlineIsHonouredAndTheCompileGoesOn) {
+  auto daemon = StartDaemon({"--compile-threads", "1"});
+  ASSERT_NE(daemon, nullptr);
+  auto stub = daemon->Stub();
+  // Warm the channel so the short deadline covers only the request itself.
+  ASSERT_GE(Counter(*stub, "compiles"), 0);
+  const v1::GetKernelsRequest request =
+      DequantRequest(8192, 8192, "weight=e5m2,group=tensor,scale=bf16,"
+                                 "scale2=channel,act=bf16,out=bf16");
+  {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() +
+                         std::chrono::milliseconds(25));
+    v1::GetKernelsResponse response;
+    grpc::Status status = stub->GetKernels(&context, request, &response);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED)
+        << status.error_message();
+  }
+  const auto give_up =
+      std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (Counter(*stub, "compiles") < 1 &&
+         std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_EQ(Counter(*stub, "compiles"), 1);
+  v1::GetKernelsResponse response;
+  ASSERT_TRUE(Get(*stub, request, &response).ok());
+  EXPECT_EQ(response.kernel_set().kernels(0).outcome(), v1::CACHE_OUTCOME_HIT);
+  EXPECT_EQ(Counter(*stub, "compiles"), 1);
 }
 
 }  // namespace
