@@ -19,4 +19,10 @@ std::string ResolveSocketPath(const std::string& explicit_path);
 // kernel sets.
 std::shared_ptr<grpc::Channel> OpenDaemonChannel(const std::string& socket_path);
 
+// The same, with reconnect backoff capped at `max_reconnect_backoff_ms`: a
+// long-lived client (the SDK) must notice a restarted daemon within moments,
+// not after gRPC's default backoff of up to two minutes.
+std::shared_ptr<grpc::Channel> OpenDaemonChannel(const std::string& socket_path,
+                                                 int max_reconnect_backoff_ms);
+
 }  // namespace hummingd

@@ -6,7 +6,7 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
-#include "bench/service/child_process.h"
+#include "ctl/child_process.h"
 #include "bench/service/client_load.h"
 #include "bench/service/echo.grpc.pb.h"
 #include "bench/service/echo_server.h"

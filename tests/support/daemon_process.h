@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "grpcpp/channel.h"
+#include "ctl/child_process.h"
 #include "hummingd/v1/kernel_service.grpc.pb.h"
 
 namespace hummingd::testing {
@@ -21,11 +22,10 @@ namespace hummingd::testing {
 class TempDir {
  public:
   TempDir();
-  ~TempDir();
-  const std::string& path() const { return path_; }
+  const std::string& path() const { return dir_->path(); }
 
  private:
-  std::string path_;
+  std::unique_ptr<ScratchDir> dir_;
 };
 
 struct DaemonOptions {
@@ -51,7 +51,7 @@ class DaemonProcess {
   // SIGKILL and reap.
   void Kill();
 
-  pid_t pid() const { return pid_; }
+  pid_t pid() const { return process_ ? process_->pid() : -1; }
   const std::string& log_path() const { return log_path_; }
   std::string ReadLog() const;
   std::shared_ptr<grpc::Channel> Channel() const;
@@ -61,7 +61,7 @@ class DaemonProcess {
   DaemonProcess() = default;
 
   DaemonOptions options_;
-  pid_t pid_ = -1;
+  std::unique_ptr<ChildProcess> process_;  // null once stopped or killed
   std::string log_path_;
 };
 

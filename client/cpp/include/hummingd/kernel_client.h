@@ -31,6 +31,9 @@ struct ClientOptions {
   std::string embedded_cache_dir;
   int timeout_seconds = 600;  // per resolve call
   int connect_timeout_ms = 500;  // how long kAuto waits for the daemon
+  // After a call finds the daemon gone, how long to wait for it to come back
+  // (a restart) before retrying that call once.
+  int reconnect_wait_ms = 5000;
   int embedded_compile_threads = 0;  // 0 = cores
 };
 

@@ -1,4 +1,4 @@
-#include "bench/service/child_process.h"
+#include "ctl/child_process.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -19,7 +19,7 @@
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 
-namespace hummingd::bench {
+namespace hummingd {
 namespace {
 
 bool IsServing(const std::shared_ptr<grpc::Channel>& channel) {
@@ -90,8 +90,6 @@ bool ChildProcess::Reaped(int* status) {
 
 absl::Status ChildProcess::WaitUntilServing(const std::string& socket_path,
                                             absl::Duration timeout) {
-  auto channel = grpc::CreateChannel(absl::StrCat("unix:", socket_path),
-                                     grpc::InsecureChannelCredentials());
   const absl::Time deadline = absl::Now() + timeout;
   while (absl::Now() < deadline) {
     int status = 0;
@@ -100,7 +98,12 @@ absl::Status ChildProcess::WaitUntilServing(const std::string& socket_path,
           absl::StrCat(name_, " exited during startup (wait status ", status,
                        "); log tail:\n", LogTail(4000)));
     }
-    if (IsServing(channel)) return absl::OkStatus();
+    // A fresh channel per probe: one whose first connect failed (socket not
+    // there yet) would sit in reconnect backoff for seconds.
+    if (IsServing(grpc::CreateChannel(absl::StrCat("unix:", socket_path),
+                                      grpc::InsecureChannelCredentials()))) {
+      return absl::OkStatus();
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   return absl::DeadlineExceededError(absl::StrCat(
@@ -155,7 +158,7 @@ std::string ChildProcess::LogTail(size_t max_bytes) const {
 absl::StatusOr<std::unique_ptr<ScratchDir>> ScratchDir::Create() {
   const char* base = std::getenv("TMPDIR");
   std::string pattern =
-      absl::StrCat(base && *base ? base : "/tmp", "/hummingd-bench-XXXXXX");
+      absl::StrCat(base && *base ? base : "/tmp", "/hummingd-XXXXXX");
   if (mkdtemp(pattern.data()) == nullptr) {
     return absl::InternalError(absl::StrCat("mkdtemp failed for ", pattern));
   }
@@ -169,4 +172,4 @@ ScratchDir::~ScratchDir() {
   std::filesystem::remove_all(path_, ignored);
 }
 
-}  // namespace hummingd::bench
+}  // namespace hummingd

@@ -1,8 +1,9 @@
 #pragma once
 
-// A server the bench spawns (hummingd, or this binary in --echo-server
-// mode) in its own process, so that client load and server work never share
-// an address space. The child dies with the bench (PR_SET_PDEATHSIG).
+// A gRPC server run as a child process (hummingd for black-box tests, the
+// daemon and the echo server for the service bench), so that client work and
+// server work never share an address space. The child dies with its parent
+// (PR_SET_PDEATHSIG).
 
 #include <sys/types.h>
 
@@ -14,7 +15,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 
-namespace hummingd::bench {
+namespace hummingd {
 
 class ChildProcess {
  public:
@@ -60,4 +61,4 @@ class ScratchDir {
   std::string path_;
 };
 
-}  // namespace hummingd::bench
+}  // namespace hummingd

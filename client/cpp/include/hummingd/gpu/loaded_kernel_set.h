@@ -1,0 +1,114 @@
+#pragma once
+
+// A v1::KernelSet made launchable on the current device: every cubin is
+// verified (checksum, then arch against the device) before the driver sees
+// it, each distinct artifact is loaded once per process through an
+// ArtifactCache, and the M-range table picks the kernel for a token count.
+//
+// With CUDA 12+ drivers an artifact is a context-independent CUlibrary: one
+// load serves every context, and launches pass the CUkernel handle, which
+// the driver resolves in the stream's context. Older drivers get a CUmodule
+// in the context current at load time.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <cuda.h>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "hummingd/gpu/cuda_driver.h"
+#include "hummingd/v1/kernel_service.pb.h"
+#include "kernels/cubin_info.h"
+#include "kernels/quant_spec.h"
+
+namespace hummingd::gpu {
+
+// One loaded cubin. Never unloaded: cubins are small and launches may still
+// be queued on streams when the last set using one goes away.
+struct LoadedArtifact {
+  std::string artifact_key;
+  std::string entry;
+  CubinInfo info;  // what the cubin says it is (arch, entry points)
+  CUfunction function = nullptr;  // CUkernel (library) or module function
+  bool context_independent = false;
+  CUdevice loaded_on = 0;  // the device its dynamic smem limit was set for
+};
+
+// Artifacts by key, shared by every LoadedKernelSet built with it. Safe to
+// use from many threads; a key is loaded at most once.
+class ArtifactCache {
+ public:
+  ArtifactCache() = default;
+  ArtifactCache(const ArtifactCache&) = delete;
+  ArtifactCache& operator=(const ArtifactCache&) = delete;
+
+  // The loaded artifact for `kernel`. `cubin` may be empty when the key is
+  // already loaded (KernelSets send each cubin once). Errors name the kernel
+  // (entry + artifact key prefix): DATA_LOSS for a checksum mismatch or a
+  // malformed cubin, FAILED_PRECONDITION for a cubin whose arch cannot run
+  // on `device`, INTERNAL when the driver refuses it.
+  absl::StatusOr<std::shared_ptr<const LoadedArtifact>> GetOrLoad(
+      const v1::Kernel& kernel, const std::string& cubin,
+      const CudaDevice& device);
+
+  int64_t loads() const;  // driver loads performed (for tests)
+
+ private:
+  mutable absl::Mutex mu_;
+  absl::flat_hash_map<std::string, std::shared_ptr<const LoadedArtifact>>
+      artifacts_ ABSL_GUARDED_BY(mu_);
+  int64_t loads_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+// One M range, ready to launch.
+struct LoadedKernel {
+  int64_t m_min = 0;
+  int64_t m_max = 0;  // inclusive
+  std::shared_ptr<const LoadedArtifact> artifact;
+  unsigned int block_x = 0;
+  int64_t grid_x = 0;
+  unsigned int grid_y = 1;
+  unsigned int grid_z = 1;
+  int64_t m_per_block_x = 0;
+  unsigned int dynamic_shared_memory = 0;
+
+  // grid_x for `m` tokens (LaunchParams: grid_x * ceil(M / m_per_block_x)
+  // when m_per_block_x > 0).
+  int64_t GridX(int64_t m) const {
+    return m_per_block_x > 0 ? grid_x * ((m + m_per_block_x - 1) / m_per_block_x)
+                             : grid_x;
+  }
+};
+
+class LoadedKernelSet {
+ public:
+  // Loads `set` for the current context's device (UseDevice() makes one
+  // current if none is). INVALID_ARGUMENT for an empty or malformed set
+  // (ranges not sorted/contiguous, missing cubin, unparsable spec), else the
+  // ArtifactCache errors.
+  static absl::StatusOr<std::unique_ptr<LoadedKernelSet>> Load(
+      const v1::KernelSet& set, ArtifactCache& cache);
+
+  // The kernel whose range holds `m`; OUT_OF_RANGE outside the table.
+  absl::StatusOr<const LoadedKernel*> ForM(int64_t m) const;
+
+  const std::vector<LoadedKernel>& kernels() const { return kernels_; }
+  const QuantSpec& spec() const { return spec_; }
+  const CudaDevice& device() const { return device_; }
+  const CudaDriverApi& driver() const { return *driver_; }
+
+ private:
+  LoadedKernelSet() = default;
+
+  const CudaDriverApi* driver_ = nullptr;
+  CudaDevice device_;
+  QuantSpec spec_;
+  std::vector<LoadedKernel> kernels_;  // sorted, contiguous ranges
+};
+
+}  // namespace hummingd::gpu
