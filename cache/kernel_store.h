@@ -21,7 +21,7 @@ namespace hummingd {
 struct StoreStats {
   int64_t plan_hits = 0;
   int64_t plan_misses = 0;
-  int64_t artifact_hits = 0;     // memory or disk
+  int64_t artifact_hits = 0;  // memory or disk
   int64_t artifact_misses = 0;
   int64_t memory_hits = 0;       // subset of artifact_hits served from memory
   int64_t corrupt_dropped = 0;   // values that failed verification
@@ -75,7 +75,7 @@ class KernelStore {
 
 struct RocksStoreOptions {
   std::string directory;
-  int64_t max_bytes = int64_t{4} << 30;        // artifact bytes on disk
+  int64_t max_bytes = int64_t{4} << 30;            // artifact bytes on disk
   int64_t memory_tier_bytes = int64_t{256} << 20;  // in-memory front tier
 };
 

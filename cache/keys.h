@@ -24,9 +24,9 @@ struct PlanKeyInputs {
 };
 
 struct ArtifactKeyInputs {
-  std::string codegen_hash;  // CodegenHash()
-  std::string toolchain;     // Toolchain().Identity()
-  std::string arch;          // "sm_90a"
+  std::string codegen_hash;                  // CodegenHash()
+  std::string toolchain;                     // Toolchain().Identity()
+  std::string arch;                          // "sm_90a"
   std::vector<std::string> compile_options;  // CanonicalCompileOptions(gpu)
   std::string canonical_spec;
   LayerShape shape;

@@ -26,19 +26,32 @@ spdlog::logger& Logger() {
 
 void SetLevel(Level level) {
   switch (level) {
-    case Level::kDebug: Logger().set_level(spdlog::level::debug); break;
-    case Level::kInfo: Logger().set_level(spdlog::level::info); break;
-    case Level::kWarn: Logger().set_level(spdlog::level::warn); break;
-    case Level::kError: Logger().set_level(spdlog::level::err); break;
+    case Level::kDebug:
+      Logger().set_level(spdlog::level::debug);
+      break;
+    case Level::kInfo:
+      Logger().set_level(spdlog::level::info);
+      break;
+    case Level::kWarn:
+      Logger().set_level(spdlog::level::warn);
+      break;
+    case Level::kError:
+      Logger().set_level(spdlog::level::err);
+      break;
   }
 }
 
 bool ParseLevel(std::string_view text, Level* level) {
-  if (text == "debug") *level = Level::kDebug;
-  else if (text == "info") *level = Level::kInfo;
-  else if (text == "warn") *level = Level::kWarn;
-  else if (text == "error") *level = Level::kError;
-  else return false;
+  if (text == "debug")
+    *level = Level::kDebug;
+  else if (text == "info")
+    *level = Level::kInfo;
+  else if (text == "warn")
+    *level = Level::kWarn;
+  else if (text == "error")
+    *level = Level::kError;
+  else
+    return false;
   return true;
 }
 

@@ -9,9 +9,9 @@
 #define HUMMINGD_CONCAT_INNER(a, b) a##b
 #define HUMMINGD_CONCAT(a, b) HUMMINGD_CONCAT_INNER(a, b)
 
-#define RETURN_IF_ERROR(expr)                          \
-  do {                                                 \
-    ::absl::Status hummingd_status_ = (expr);          \
+#define RETURN_IF_ERROR(expr)                            \
+  do {                                                   \
+    ::absl::Status hummingd_status_ = (expr);            \
     if (!hummingd_status_.ok()) return hummingd_status_; \
   } while (0)
 

@@ -46,10 +46,14 @@ int UsageError(const CtlContext& context, absl::string_view message) {
 
 std::string OutcomeName(v1::CacheOutcome outcome) {
   switch (outcome) {
-    case v1::CACHE_OUTCOME_HIT: return "hit";
-    case v1::CACHE_OUTCOME_COMPILED: return "miss";
-    case v1::CACHE_OUTCOME_SHARED: return "miss(shared)";
-    default: return "?";
+    case v1::CACHE_OUTCOME_HIT:
+      return "hit";
+    case v1::CACHE_OUTCOME_COMPILED:
+      return "miss";
+    case v1::CACHE_OUTCOME_SHARED:
+      return "miss(shared)";
+    default:
+      return "?";
   }
 }
 
@@ -61,16 +65,15 @@ std::string RangeText(int64_t low, int64_t high) {
 
 int RunGetCommand(const CtlContext& context,
                   const std::vector<std::string>& args) {
-  auto parsed = ParseOptions(
-      args,
-      {"kind", "spec", "n", "k", "arch", "out", "gemm-kind", "experts", "top-k",
-       "name"},
-      {"metadata-only"});
+  auto parsed = ParseOptions(args,
+                             {"kind", "spec", "n", "k", "arch", "out",
+                              "gemm-kind", "experts", "top-k", "name"},
+                             {"metadata-only"});
   if (!parsed.ok()) return UsageError(context, parsed.status().message());
   for (const char* required : {"spec", "n", "k", "arch"}) {
     if (!parsed->Has(required)) {
-      return UsageError(context, absl::StrCat("get: --", required,
-                                              " is required"));
+      return UsageError(context,
+                        absl::StrCat("get: --", required, " is required"));
     }
   }
   v1::GetKernelsRequest rpc_request;
@@ -82,7 +85,8 @@ int RunGetCommand(const CtlContext& context,
     request->set_family(v1::KERNEL_FAMILY_GEMM);
   } else {
     return UsageError(context, absl::StrCat("get: --kind must be dequant or "
-                                            "gemm (got '", family, "')"));
+                                            "gemm (got '",
+                                            family, "')"));
   }
   request->set_name(parsed->Get("name"));
   request->mutable_spec()->set_text(parsed->Get("spec"));
@@ -105,8 +109,9 @@ int RunGetCommand(const CtlContext& context,
   } else if (gemm_kind == "moe_grouped") {
     request->mutable_shape()->set_kind(v1::GEMM_KIND_MOE_GROUPED);
   } else {
-    return UsageError(context, "get: --gemm-kind must be dense, moe_indexed "
-                               "or moe_grouped");
+    return UsageError(context,
+                      "get: --gemm-kind must be dense, moe_indexed "
+                      "or moe_grouped");
   }
   request->mutable_gpu()->set_arch(parsed->Get("arch"));
   rpc_request.set_metadata_only(parsed->switches.count("metadata-only") > 0 &&
@@ -268,7 +273,8 @@ int RunEvictCommand(const CtlContext& context,
     request.add_artifact_keys(key);
   }
   if (request.all() == (request.artifact_keys_size() > 0)) {
-    return UsageError(context, "evict: give --all or one or more artifact keys");
+    return UsageError(context,
+                      "evict: give --all or one or more artifact keys");
   }
   auto stub = v1::KernelService::NewStub(context.channel);
   grpc::ClientContext call;

@@ -22,12 +22,14 @@ struct CtlContext {
 };
 
 // `args` are the command's own arguments (after the command word).
-int RunGetCommand(const CtlContext& context, const std::vector<std::string>& args);
+int RunGetCommand(const CtlContext& context,
+                  const std::vector<std::string>& args);
 int RunPrefetchCommand(const CtlContext& context,
                        const std::vector<std::string>& args);
 int RunStatsCommand(const CtlContext& context,
                     const std::vector<std::string>& args);
-int RunListCommand(const CtlContext& context, const std::vector<std::string>& args);
+int RunListCommand(const CtlContext& context,
+                   const std::vector<std::string>& args);
 int RunEvictCommand(const CtlContext& context,
                     const std::vector<std::string>& args);
 int RunHealthCommand(const CtlContext& context,

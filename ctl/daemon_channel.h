@@ -17,7 +17,8 @@ std::string ResolveSocketPath(const std::string& explicit_path);
 
 // A channel over the unix socket with message limits large enough for
 // kernel sets.
-std::shared_ptr<grpc::Channel> OpenDaemonChannel(const std::string& socket_path);
+std::shared_ptr<grpc::Channel> OpenDaemonChannel(
+    const std::string& socket_path);
 
 // The same, with reconnect backoff capped at `max_reconnect_backoff_ms`: a
 // long-lived client (the SDK) must notice a restarted daemon within moments,

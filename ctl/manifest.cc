@@ -42,8 +42,8 @@ absl::StatusOr<v1::KernelFamily> FamilyFromText(const std::string& text,
                                                 const std::string& where) {
   if (text == "dequant") return v1::KERNEL_FAMILY_DEQUANT;
   if (text == "gemm") return v1::KERNEL_FAMILY_GEMM;
-  return Invalid(where, absl::StrCat("must be dequant or gemm (got '", text,
-                                     "')"));
+  return Invalid(where,
+                 absl::StrCat("must be dequant or gemm (got '", text, "')"));
 }
 
 absl::StatusOr<v1::GemmKind> KindFromText(const std::string& text,
@@ -51,9 +51,9 @@ absl::StatusOr<v1::GemmKind> KindFromText(const std::string& text,
   if (text == "dense") return v1::GEMM_KIND_DENSE;
   if (text == "moe_indexed") return v1::GEMM_KIND_MOE_INDEXED;
   if (text == "moe_grouped") return v1::GEMM_KIND_MOE_GROUPED;
-  return Invalid(where, absl::StrCat(
-                            "must be dense, moe_indexed or moe_grouped (got '",
-                            text, "')"));
+  return Invalid(
+      where, absl::StrCat("must be dense, moe_indexed or moe_grouped (got '",
+                          text, "')"));
 }
 
 absl::StatusOr<v1::KernelRequest> ParseLayer(const YAML::Node& layer,
@@ -61,9 +61,8 @@ absl::StatusOr<v1::KernelRequest> ParseLayer(const YAML::Node& layer,
                                              const LayerDefaults& defaults,
                                              const ManifestOptions& options) {
   if (!layer.IsMap()) return Invalid(where, "must be a mapping");
-  static const char* const kKeys[] = {"name", "n",       "k",     "kind",
-                                      "experts", "top_k", "spec", "family",
-                                      "arch"};
+  static const char* const kKeys[] = {
+      "name", "n", "k", "kind", "experts", "top_k", "spec", "family", "arch"};
   for (const auto& item : layer) {
     const std::string key = item.first.as<std::string>();
     bool known = false;
@@ -98,7 +97,8 @@ absl::StatusOr<v1::KernelRequest> ParseLayer(const YAML::Node& layer,
     request.mutable_shape()->set_experts(experts);
   }
   if (layer["top_k"]) {
-    ASSIGN_OR_RETURN(int64_t top_k, ScalarInt(layer["top_k"], where + ".top_k"));
+    ASSIGN_OR_RETURN(int64_t top_k,
+                     ScalarInt(layer["top_k"], where + ".top_k"));
     request.mutable_shape()->set_top_k(top_k);
   }
 
@@ -143,8 +143,8 @@ absl::StatusOr<std::vector<v1::KernelRequest>> ParseManifest(
   LayerDefaults defaults;
   YAML::Node layers = root;
   if (root.IsMap()) {
-    static const char* const kKeys[] = {"model", "arch", "family", "spec",
-                                        "kind", "layers"};
+    static const char* const kKeys[] = {"model", "arch", "family",
+                                        "spec",  "kind", "layers"};
     for (const auto& item : root) {
       const std::string key = item.first.as<std::string>();
       bool known = false;

@@ -9,7 +9,7 @@
 namespace hummingd {
 
 struct GpuTarget {
-  int sm = 90;                 // compute capability * 10 (75, 80, 86, 89, 90…)
+  int sm = 90;  // compute capability * 10 (75, 80, 86, 89, 90…)
   bool arch_specific = false;  // the "a" suffix (sm_90a): wgmma, setmaxnreg…
   int sm_count = 0;            // 0 = unknown
   int max_shared_memory_per_block_optin = 0;  // bytes, 0 = unknown

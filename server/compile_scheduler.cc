@@ -85,8 +85,7 @@ void CompileScheduler::CancelQueued(bool prefetch_only) {
 }
 
 absl::StatusOr<CompileScheduler::Submission> CompileScheduler::Submit(
-    const std::string& key, CompilePriority priority,
-    CompileFunction compile) {
+    const std::string& key, CompilePriority priority, CompileFunction compile) {
   absl::MutexLock lock(&mutex_);
   if (stopping_) return absl::UnavailableError("daemon is shutting down");
 
@@ -158,8 +157,8 @@ void CompileScheduler::WorkerLoop() {
     }
     absl::StatusOr<ArtifactPtr> result = job->compile();
     if (!result.ok()) {
-      log::Warn(absl::StrCat("event=compile_failed key=", job->key,
-                             " error=\"", result.status().message(), "\""));
+      log::Warn(absl::StrCat("event=compile_failed key=", job->key, " error=\"",
+                             result.status().message(), "\""));
     }
     Finish(job, std::move(result), /*ran=*/true);
   }

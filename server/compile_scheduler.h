@@ -110,7 +110,8 @@ class CompileScheduler {
   };
 
   void WorkerLoop();
-  std::shared_ptr<Job> TakeNextJobLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  std::shared_ptr<Job> TakeNextJobLocked()
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // `ran`: the compile function ran (false: abandoned at shutdown).
   void Finish(const std::shared_ptr<Job>& job,
               absl::StatusOr<ArtifactPtr> result, bool ran);

@@ -91,7 +91,8 @@ absl::Status ValidateConfig(const ServerConfig& c) {
   }
   unsigned mode = 0;
   if (absl::Status s = ParseSocketMode(c.socket_mode, &mode); !s.ok()) return s;
-  if (absl::Status s = CheckRange("compile-threads", c.compile_threads, 0, 1024);
+  if (absl::Status s =
+          CheckRange("compile-threads", c.compile_threads, 0, 1024);
       !s.ok())
     return s;
   if (absl::Status s =
@@ -114,15 +115,15 @@ absl::Status ValidateConfig(const ServerConfig& c) {
                                   c.shutdown_grace_seconds, 0, 600);
       !s.ok())
     return s;
-  if (absl::Status s = CheckRange("max-queued-compiles", c.max_queued_compiles,
-                                  1, 1000000);
+  if (absl::Status s =
+          CheckRange("max-queued-compiles", c.max_queued_compiles, 1, 1000000);
       !s.ok())
     return s;
   log::Level level;
   if (!log::ParseLevel(c.log_level, &level)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--log-level: must be debug, info, warn or error (got '", c.log_level,
-        "')"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--log-level: must be debug, info, warn or error (got '",
+                     c.log_level, "')"));
   }
   return absl::OkStatus();
 }

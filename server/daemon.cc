@@ -69,8 +69,11 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(
   if (daemon->server_ == nullptr) {
     return absl::UnavailableError(absl::StrCat(
         "cannot serve on ",
-        config.socket_path.empty() ? "" : absl::StrCat("unix:", config.socket_path),
-        config.listen_address.empty() ? "" : absl::StrCat(" ", config.listen_address),
+        config.socket_path.empty() ? ""
+                                   : absl::StrCat("unix:", config.socket_path),
+        config.listen_address.empty()
+            ? ""
+            : absl::StrCat(" ", config.listen_address),
         " (address in use or not permitted?)"));
   }
   if (!config.listen_address.empty() && tcp_port == 0) {
@@ -83,7 +86,8 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(
     RETURN_IF_ERROR(SetSocketMode(config.socket_path, mode));
   }
   log::Info(absl::StrCat("event=serving socket=", config.socket_path,
-                         " tcp_port=", tcp_port, " cache_dir=", config.cache_dir,
+                         " tcp_port=", tcp_port,
+                         " cache_dir=", config.cache_dir,
                          " compile_threads=", pool_options.threads));
   return daemon;
 }

@@ -73,7 +73,8 @@ CompileFunction KernelResolver::MakeCompileFunction(
     if (stored.ok() && *stored != nullptr) return *stored;
 
     ASSIGN_OR_RETURN(KernelSource source, GenerateStub(request, config));
-    ASSIGN_OR_RETURN(CompiledKernel compiled, CompileKernel(source, request.gpu));
+    ASSIGN_OR_RETURN(CompiledKernel compiled,
+                     CompileKernel(source, request.gpu));
     compiles_.fetch_add(1, std::memory_order_relaxed);
 
     ArtifactRecord record;
@@ -88,11 +89,10 @@ CompileFunction KernelResolver::MakeCompileFunction(
         absl::StrCat(Describe(request, FormatSpecText(request.spec)), " ",
                      config.skeleton, "[", config.text, "]");
     record.cubin_checksum = Checksum64(record.cubin);
-    log::Info(absl::StrCat("event=compiled key=", artifact_key.substr(0, 16),
-                           " arch=", record.arch, " ms=",
-                           static_cast<int64_t>(record.compile_ms),
-                           " bytes=", record.cubin.size(), " what=\"",
-                           record.description, "\""));
+    log::Info(absl::StrCat(
+        "event=compiled key=", artifact_key.substr(0, 16),
+        " arch=", record.arch, " ms=", static_cast<int64_t>(record.compile_ms),
+        " bytes=", record.cubin.size(), " what=\"", record.description, "\""));
 
     auto artifact = std::make_shared<const ArtifactRecord>(std::move(record));
     absl::Status put = store_->PutArtifact(artifact_key, *artifact);
@@ -117,7 +117,8 @@ absl::StatusOr<PendingKernelSet> KernelResolver::Begin(
   plan_inputs.family = request.family;
   plan_inputs.canonical_spec = pending.canonical_spec;
   plan_inputs.shape = request.shape;
-  plan_inputs.planner_gpu_fields = PlannerGpuFields(request.family, request.gpu);
+  plan_inputs.planner_gpu_fields =
+      PlannerGpuFields(request.family, request.gpu);
   plan_inputs.planner_version = kPlannerVersion;
   pending.plan_key = PlanKey(plan_inputs);
 
@@ -136,8 +137,9 @@ absl::StatusOr<PendingKernelSet> KernelResolver::Begin(
     absl::Status put = store_->PutPlan(pending.plan_key, pending.plan);
     if (!put.ok()) {
       store_write_errors_.fetch_add(1, std::memory_order_relaxed);
-      log::Error(absl::StrCat("event=cache_write_failed plan=", pending.plan_key,
-                              " error=\"", put.message(), "\""));
+      log::Error(
+          absl::StrCat("event=cache_write_failed plan=", pending.plan_key,
+                       " error=\"", put.message(), "\""));
     }
   }
 
@@ -152,9 +154,9 @@ absl::StatusOr<PendingKernelSet> KernelResolver::Begin(
     } else {
       ASSIGN_OR_RETURN(
           CompileScheduler::Submission submission,
-          scheduler_->Submit(entry.artifact_key, priority,
-                             MakeCompileFunction(request, entry.config,
-                                                 entry.artifact_key)));
+          scheduler_->Submit(
+              entry.artifact_key, priority,
+              MakeCompileFunction(request, entry.config, entry.artifact_key)));
       artifact.ticket = std::move(submission.ticket);
       artifact.outcome = submission.joined_existing
                              ? v1::CACHE_OUTCOME_SHARED
@@ -174,11 +176,10 @@ absl::StatusOr<v1::KernelSet> KernelResolver::Finish(
     if (record == nullptr) {
       absl::StatusOr<ArtifactPtr> compiled = artifact.ticket->Wait(deadline);
       if (!compiled.ok()) {
-        return absl::Status(
-            compiled.status().code(),
-            absl::StrCat("kernel ", artifact.key.substr(0, 16), " (",
-                         pending.plan.description,
-                         "): ", compiled.status().message()));
+        return absl::Status(compiled.status().code(),
+                            absl::StrCat("kernel ", artifact.key.substr(0, 16),
+                                         " (", pending.plan.description,
+                                         "): ", compiled.status().message()));
       }
       record = *compiled;
     }

@@ -28,7 +28,7 @@ struct PendingKernelSet {
   PlanRecord plan;
   struct Artifact {
     std::string key;
-    ArtifactPtr cached;  // set on a cache hit
+    ArtifactPtr cached;                           // set on a cache hit
     std::shared_ptr<const CompileTicket> ticket;  // set on a miss
     v1::CacheOutcome outcome = v1::CACHE_OUTCOME_UNSPECIFIED;
   };
@@ -50,8 +50,7 @@ class KernelResolver {
 
   // Waits for the compiles (until `deadline`) and assembles the set.
   absl::StatusOr<v1::KernelSet> Finish(const PendingKernelSet& pending,
-                                       absl::Time deadline,
-                                       bool metadata_only);
+                                       absl::Time deadline, bool metadata_only);
 
   ResolverCounters Counters() const;
 

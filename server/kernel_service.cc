@@ -253,7 +253,8 @@ grpc::Status KernelServiceImpl::Stats(grpc::ServerContext* context,
   counters["requests"] = requests_.load(std::memory_order_relaxed);
   counters["invalid_requests"] =
       invalid_requests_.load(std::memory_order_relaxed);
-  counters["failed_requests"] = failed_requests_.load(std::memory_order_relaxed);
+  counters["failed_requests"] =
+      failed_requests_.load(std::memory_order_relaxed);
   counters["prefetch_items"] = prefetch_items_.load(std::memory_order_relaxed);
   counters["uptime_seconds"] =
       static_cast<int64_t>(absl::ToDoubleSeconds(absl::Now() - started_));

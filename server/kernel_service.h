@@ -30,10 +30,9 @@ class KernelServiceImpl final
   grpc::ServerUnaryReactor* GetKernels(grpc::CallbackServerContext* context,
                                        const grpc::ByteBuffer* request,
                                        grpc::ByteBuffer* response) override;
-  grpc::Status Prefetch(grpc::ServerContext* context,
-                        const v1::PrefetchRequest* request,
-                        grpc::ServerWriter<v1::PrefetchProgress>* writer)
-      override;
+  grpc::Status Prefetch(
+      grpc::ServerContext* context, const v1::PrefetchRequest* request,
+      grpc::ServerWriter<v1::PrefetchProgress>* writer) override;
   grpc::Status Stats(grpc::ServerContext* context,
                      const v1::StatsRequest* request,
                      v1::StatsResponse* response) override;

@@ -5,7 +5,8 @@
 
 namespace hummingd {
 
-KernelSetMemo::EntryPtr KernelSetMemo::Lookup(const std::string& request_bytes) {
+KernelSetMemo::EntryPtr KernelSetMemo::Lookup(
+    const std::string& request_bytes) {
   absl::MutexLock lock(&mutex_);
   auto it = index_.find(request_bytes);
   if (it == index_.end()) return nullptr;

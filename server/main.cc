@@ -73,7 +73,8 @@ int main(int argc, char** argv) {
   config.log_level = absl::GetFlag(FLAGS_log_level);
 
   if (absl::Status valid = hummingd::ValidateConfig(config); !valid.ok()) {
-    std::fprintf(stderr, "hummingd: %s\n", std::string(valid.message()).c_str());
+    std::fprintf(stderr, "hummingd: %s\n",
+                 std::string(valid.message()).c_str());
     return 2;
   }
   hummingd::log::Level level;

@@ -13,17 +13,26 @@ absl::Status Invalid(absl::string_view field, absl::string_view rule) {
 absl::StatusOr<DataType> DataTypeFromProto(v1::DataType value,
                                            absl::string_view field) {
   switch (value) {
-    case v1::DATA_TYPE_FP16: return DataType::kFp16;
-    case v1::DATA_TYPE_BF16: return DataType::kBf16;
-    case v1::DATA_TYPE_FP32: return DataType::kFp32;
-    case v1::DATA_TYPE_E4M3: return DataType::kE4m3;
-    case v1::DATA_TYPE_E5M2: return DataType::kE5m2;
-    case v1::DATA_TYPE_UE8M0: return DataType::kUe8m0;
-    case v1::DATA_TYPE_INT8: return DataType::kInt8;
-    case v1::DATA_TYPE_INT4: return DataType::kInt4;
+    case v1::DATA_TYPE_FP16:
+      return DataType::kFp16;
+    case v1::DATA_TYPE_BF16:
+      return DataType::kBf16;
+    case v1::DATA_TYPE_FP32:
+      return DataType::kFp32;
+    case v1::DATA_TYPE_E4M3:
+      return DataType::kE4m3;
+    case v1::DATA_TYPE_E5M2:
+      return DataType::kE5m2;
+    case v1::DATA_TYPE_UE8M0:
+      return DataType::kUe8m0;
+    case v1::DATA_TYPE_INT8:
+      return DataType::kInt8;
+    case v1::DATA_TYPE_INT4:
+      return DataType::kInt4;
     default:
-      return Invalid(field, absl::StrCat("must be set to a known data type (got ",
-                                         static_cast<int>(value), ")"));
+      return Invalid(field,
+                     absl::StrCat("must be set to a known data type (got ",
+                                  static_cast<int>(value), ")"));
   }
 }
 
@@ -35,12 +44,17 @@ absl::StatusOr<QuantSpec> StructuredSpecFromProto(const v1::QuantSpec& proto) {
   QuantSpec spec;
   const v1::WeightType& weight = proto.weight();
   switch (weight.kind()) {
-    case v1::WEIGHT_KIND_UINT: spec.weight.kind = WeightKind::kUint; break;
-    case v1::WEIGHT_KIND_INT: spec.weight.kind = WeightKind::kInt; break;
-    case v1::WEIGHT_KIND_FLOAT: spec.weight.kind = WeightKind::kFloat; break;
+    case v1::WEIGHT_KIND_UINT:
+      spec.weight.kind = WeightKind::kUint;
+      break;
+    case v1::WEIGHT_KIND_INT:
+      spec.weight.kind = WeightKind::kInt;
+      break;
+    case v1::WEIGHT_KIND_FLOAT:
+      spec.weight.kind = WeightKind::kFloat;
+      break;
     default:
-      return Invalid("request.spec.weight.kind",
-                     "must be UINT, INT or FLOAT");
+      return Invalid("request.spec.weight.kind", "must be UINT, INT or FLOAT");
   }
   spec.weight.bits = weight.bits();
   spec.weight.exponent_bits = weight.exponent_bits();
@@ -66,8 +80,9 @@ absl::StatusOr<QuantSpec> StructuredSpecFromProto(const v1::QuantSpec& proto) {
   spec.group_size = proto.group_size();
   spec.block_n = proto.block_n();
   spec.block_k = proto.block_k();
-  ASSIGN_OR_RETURN(spec.scale_type, DataTypeFromProto(proto.scale_type(),
-                                                      "request.spec.scale_type"));
+  ASSIGN_OR_RETURN(
+      spec.scale_type,
+      DataTypeFromProto(proto.scale_type(), "request.spec.scale_type"));
   switch (proto.zero_point()) {
     case v1::ZERO_POINT_KIND_UNSPECIFIED:
     case v1::ZERO_POINT_KIND_NONE:
@@ -117,9 +132,9 @@ absl::StatusOr<QuantSpec> StructuredSpecFromProto(const v1::QuantSpec& proto) {
       return Invalid("request.spec.activation_scale",
                      "unknown activation scale mode");
   }
-  ASSIGN_OR_RETURN(spec.output_type,
-                   DataTypeFromProto(proto.output_type(),
-                                     "request.spec.output_type"));
+  ASSIGN_OR_RETURN(
+      spec.output_type,
+      DataTypeFromProto(proto.output_type(), "request.spec.output_type"));
   spec.has_bias = proto.has_bias();
   return spec;
 }
@@ -159,8 +174,8 @@ absl::Status WithRequestPrefix(absl::Status status) {
 absl::StatusOr<KernelFamily> ParseKernelFamily(absl::string_view text) {
   if (text == "dequant") return KernelFamily::kDequant;
   if (text == "gemm") return KernelFamily::kGemm;
-  return Invalid("family", absl::StrCat("must be dequant or gemm (got '",
-                                        text, "')"));
+  return Invalid("family",
+                 absl::StrCat("must be dequant or gemm (got '", text, "')"));
 }
 
 std::string KernelFamilyName(KernelFamily family) {
@@ -171,9 +186,9 @@ absl::StatusOr<GemmKind> ParseGemmKind(absl::string_view text) {
   if (text == "dense") return GemmKind::kDense;
   if (text == "moe_indexed") return GemmKind::kMoeIndexed;
   if (text == "moe_grouped") return GemmKind::kMoeGrouped;
-  return Invalid("kind", absl::StrCat(
-                             "must be dense, moe_indexed or moe_grouped (got '",
-                             text, "')"));
+  return Invalid(
+      "kind", absl::StrCat("must be dense, moe_indexed or moe_grouped (got '",
+                           text, "')"));
 }
 
 absl::StatusOr<KernelRequest> KernelRequestFromProto(
@@ -214,8 +229,8 @@ absl::StatusOr<KernelRequest> KernelRequestFromProto(
     default:
       return Invalid("request.shape.kind", "unknown GEMM kind");
   }
-  RETURN_IF_ERROR(WithRequestPrefix(
-      ValidateShape(request.spec, request.shape, request.family, limits.shape)));
+  RETURN_IF_ERROR(WithRequestPrefix(ValidateShape(
+      request.spec, request.shape, request.family, limits.shape)));
 
   if (!proto.has_gpu() || proto.gpu().arch().empty()) {
     return Invalid("request.gpu.arch", "is required (e.g. sm_90a)");

@@ -37,10 +37,9 @@ absl::Status PrepareSocketPath(const std::string& path) {
   if (socket_path.has_parent_path()) {
     std::filesystem::create_directories(socket_path.parent_path(), error);
     if (error) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("--socket: cannot create folder ",
-                       socket_path.parent_path().string(), ": ",
-                       error.message()));
+      return absl::FailedPreconditionError(absl::StrCat(
+          "--socket: cannot create folder ", socket_path.parent_path().string(),
+          ": ", error.message()));
     }
   }
   struct stat info {};
@@ -50,9 +49,10 @@ absl::Status PrepareSocketPath(const std::string& path) {
         absl::StrCat("--socket: cannot stat ", path, ": ", strerror(errno)));
   }
   if (!S_ISSOCK(info.st_mode)) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "--socket: ", path, " exists and is not a socket; refusing to replace "
-        "it"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("--socket: ", path,
+                     " exists and is not a socket; refusing to replace "
+                     "it"));
   }
   if (SomeoneListens(path)) {
     return absl::FailedPreconditionError(absl::StrCat(

@@ -6,10 +6,10 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
-#include "ctl/child_process.h"
 #include "bench/service/client_load.h"
 #include "bench/service/echo.grpc.pb.h"
 #include "bench/service/echo_server.h"
+#include "ctl/child_process.h"
 #include "hummingd/v1/kernel_service.grpc.pb.h"
 
 namespace hummingd::bench {

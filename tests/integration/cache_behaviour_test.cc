@@ -35,7 +35,8 @@ TEST_F(CacheBehaviourTest, MissThenHitServesIdenticalBytes) {
   EXPECT_EQ(Counter(*stub, "compiles"), 1);
   EXPECT_GE(Counter(*stub, "hits"), 1);
   EXPECT_EQ(Counter(*stub, "entries"), 1);
-  EXPECT_GT(Counter(*stub, "bytes"), static_cast<int64_t>(hit.cubin().size()) - 1);
+  EXPECT_GT(Counter(*stub, "bytes"),
+            static_cast<int64_t>(hit.cubin().size()) - 1);
 }
 
 TEST_F(CacheBehaviourTest, RestartServesFromDiskWithZeroCompiles) {
@@ -74,8 +75,8 @@ TEST_F(CacheBehaviourTest, EvictionKeepsTheStoreUnderItsBound) {
     ASSERT_GT(artifact_bytes, 0);
     ASSERT_TRUE(daemon->Stop().ok());
   }
-  const int64_t bound = std::max<int64_t>(artifact_bytes * 3 + artifact_bytes / 2,
-                                          int64_t{1} << 20);
+  const int64_t bound = std::max<int64_t>(
+      artifact_bytes * 3 + artifact_bytes / 2, int64_t{1} << 20);
   const int kernels_to_fit = static_cast<int>(bound / artifact_bytes);
   auto daemon = StartDaemon(
       {"--max-cache-bytes", std::to_string(bound), "--compile-threads", "2"});
@@ -84,8 +85,8 @@ TEST_F(CacheBehaviourTest, EvictionKeepsTheStoreUnderItsBound) {
   const int requests = kernels_to_fit + 3;
   for (int i = 0; i < requests; ++i) {
     v1::GetKernelsResponse response;
-    ASSERT_TRUE(Get(*stub, DequantRequest(256 + 32 * (i + 1), 256), &response)
-                    .ok());
+    ASSERT_TRUE(
+        Get(*stub, DequantRequest(256 + 32 * (i + 1), 256), &response).ok());
     EXPECT_LE(Counter(*stub, "bytes"), bound) << "after request " << i;
   }
   EXPECT_GE(Counter(*stub, "evictions"), 3);

@@ -22,9 +22,10 @@ TEST_F(ConcurrencyTest, ThirtyTwoIdenticalRequestsCompileOnce) {
     clients.emplace_back([&, i] {
       // One channel per client so the requests really arrive concurrently.
       auto stub = v1::KernelService::NewStub(daemon->Channel());
-      statuses[i] = Get(*stub, DequantRequest(8192, 8192,
-                                              "weight=uint3,group=64,scale=bf16,"
-                                              "zero=int,act=bf16,out=bf16"),
+      statuses[i] = Get(*stub,
+                        DequantRequest(8192, 8192,
+                                       "weight=uint3,group=64,scale=bf16,"
+                                       "zero=int,act=bf16,out=bf16"),
                         &responses[i]);
     });
   }

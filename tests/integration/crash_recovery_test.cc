@@ -20,8 +20,8 @@ class CrashRecoveryTest : public DaemonTest {};
 // family. Returns how many values it changed.
 int FlipOneByteInEveryArtifact(const std::string& cache_dir) {
   std::vector<std::string> families;
-  rocksdb::Status status =
-      rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), cache_dir, &families);
+  rocksdb::Status status = rocksdb::DB::ListColumnFamilies(
+      rocksdb::DBOptions(), cache_dir, &families);
   EXPECT_TRUE(status.ok()) << status.ToString();
   std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
   for (const std::string& name : families) {
@@ -155,7 +155,8 @@ TEST_F(CrashRecoveryTest, KillNineDuringPrefetchResumesFromCommittedWork) {
   // Every served kernel carries bytes that match their checksum field.
   for (int i = 0; i < kLayers; ++i) {
     v1::GetKernelsResponse response;
-    ASSERT_TRUE(Get(*stub, DequantRequest(2048 + 64 * i, 2048), &response).ok());
+    ASSERT_TRUE(
+        Get(*stub, DequantRequest(2048 + 64 * i, 2048), &response).ok());
     EXPECT_EQ(response.kernel_set().kernels(0).outcome(),
               v1::CACHE_OUTCOME_HIT);
     const v1::Kernel& kernel = response.kernel_set().kernels(0);

@@ -33,10 +33,10 @@ TEST_F(HummingctlTest, GetPrintsTableAndWritesCubins) {
   auto daemon = StartDaemon();
   ASSERT_NE(daemon, nullptr);
   const std::string out_dir = dir_.path() + "/cubins";
-  CommandResult first = Ctl({"get", "--kind", "dequant", "--spec",
-                             "weight=e2m1,group=32,scale=ue8m0,act=bf16,out=bf16",
-                             "--n", "4096", "--k", "4096", "--arch", "sm_90a",
-                             "--out", out_dir});
+  CommandResult first =
+      Ctl({"get", "--kind", "dequant", "--spec",
+           "weight=e2m1,group=32,scale=ue8m0,act=bf16,out=bf16", "--n", "4096",
+           "--k", "4096", "--arch", "sm_90a", "--out", out_dir});
   ASSERT_EQ(first.exit_code, 0) << first.output;
   EXPECT_NE(first.output.find("M-range"), std::string::npos) << first.output;
   EXPECT_NE(first.output.find("hummingd_dequant"), std::string::npos);
@@ -49,7 +49,9 @@ TEST_F(HummingctlTest, GetPrintsTableAndWritesCubins) {
   ASSERT_EQ(files.size(), 1u);
   const std::string cubin = ReadFile(files[0].string());
   ASSERT_GT(cubin.size(), 4u);
-  EXPECT_EQ(cubin.substr(0, 4), "\x7f" "ELF");
+  EXPECT_EQ(cubin.substr(0, 4),
+            "\x7f"
+            "ELF");
 
   // The same bytes the RPC serves.
   auto stub = daemon->Stub();
@@ -62,9 +64,10 @@ TEST_F(HummingctlTest, GetPrintsTableAndWritesCubins) {
                   .ok());
   EXPECT_EQ(response.kernel_set().kernels(0).cubin(), cubin);
 
-  CommandResult second = Ctl({"get", "--kind", "dequant", "--spec",
-                              "weight=e2m1,group=32,scale=ue8m0,act=bf16,out=bf16",
-                              "--n", "4096", "--k", "4096", "--arch", "sm_90a"});
+  CommandResult second =
+      Ctl({"get", "--kind", "dequant", "--spec",
+           "weight=e2m1,group=32,scale=ue8m0,act=bf16,out=bf16", "--n", "4096",
+           "--k", "4096", "--arch", "sm_90a"});
   ASSERT_EQ(second.exit_code, 0) << second.output;
   EXPECT_NE(second.output.find(" hit "), std::string::npos) << second.output;
 }
@@ -85,7 +88,8 @@ TEST_F(HummingctlTest, StatsHealthLsEvict) {
   for (const char* line : {"compiles: 1\n", "entries: 1\n", "hits: ",
                            "misses: ", "bytes: ", "corrupt_dropped: 0\n"}) {
     EXPECT_NE(stats.output.find(line), std::string::npos)
-        << "missing '" << line << "' in:\n" << stats.output;
+        << "missing '" << line << "' in:\n"
+        << stats.output;
   }
   CommandResult listing = Ctl({"ls"});
   ASSERT_EQ(listing.exit_code, 0) << listing.output;
@@ -107,7 +111,8 @@ TEST_F(HummingctlTest, PrefetchManifestThenEverythingIsCached) {
     file << "model: tiny\n"
             "arch: sm_86\n"
             "family: dequant\n"
-            "spec: weight=uint4,group=128,scale=fp16,zero=int,act=fp16,out=fp16\n"
+            "spec: "
+            "weight=uint4,group=128,scale=fp16,zero=int,act=fp16,out=fp16\n"
             "layers:\n"
             "  - {name: qkv, n: 768, k: 512}\n"
             "  - {name: o, n: 512, k: 512}\n"

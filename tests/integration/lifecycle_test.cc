@@ -10,7 +10,6 @@
 #include "absl/strings/str_cat.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
-
 #include "gtest/gtest.h"
 #include "tests/integration/daemon_test_util.h"
 
@@ -37,10 +36,10 @@ TEST_F(LifecycleTest, SocketIsCreatedWithMode0660AndSigtermExitsCleanly) {
 TEST_F(LifecycleTest, SecondDaemonOnTheSameCacheDirFailsFast) {
   auto first = StartDaemon();
   ASSERT_NE(first, nullptr);
-  CommandResult second = RunCommand(
-      {DaemonProcess::BinaryPath(), "--socket", dir_.path() + "/other.sock",
-       "--cache-dir", CacheDir()},
-      30);
+  CommandResult second =
+      RunCommand({DaemonProcess::BinaryPath(), "--socket",
+                  dir_.path() + "/other.sock", "--cache-dir", CacheDir()},
+                 30);
   EXPECT_NE(second.exit_code, 0);
   EXPECT_NE(second.output.find("locked by another process"), std::string::npos)
       << second.output;
@@ -124,8 +123,9 @@ TEST_F(LifecycleTest, RequestDeadlineIsHonouredAndTheCompileGoesOn) {
   // Warm the channel so the short deadline covers only the request itself.
   ASSERT_GE(Counter(*stub, "compiles"), 0);
   const v1::GetKernelsRequest request =
-      DequantRequest(8192, 8192, "weight=e5m2,group=tensor,scale=bf16,"
-                                 "scale2=channel,act=bf16,out=bf16");
+      DequantRequest(8192, 8192,
+                     "weight=e5m2,group=tensor,scale=bf16,"
+                     "scale2=channel,act=bf16,out=bf16");
   {
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() +

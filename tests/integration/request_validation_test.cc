@@ -26,7 +26,8 @@ struct BadRequestCase {
 std::vector<BadRequestCase> BadRequestCases() {
   using R = v1::GetKernelsRequest;
   auto spec_text = [](const std::string& text) {
-    return [text](R* r) { r->mutable_request()->mutable_spec()->set_text(text); };
+    return
+        [text](R* r) { r->mutable_request()->mutable_spec()->set_text(text); };
   };
   return {
       {"no family", [](R* r) { r->mutable_request()->clear_family(); },
@@ -35,7 +36,8 @@ std::vector<BadRequestCase> BadRequestCases() {
        "request.spec"},
       {"no shape", [](R* r) { r->mutable_request()->clear_shape(); },
        "request.shape"},
-      {"no arch", [](R* r) { r->mutable_request()->mutable_gpu()->clear_arch(); },
+      {"no arch",
+       [](R* r) { r->mutable_request()->mutable_gpu()->clear_arch(); },
        "request.gpu.arch"},
       {"unknown arch",
        [](R* r) { r->mutable_request()->mutable_gpu()->set_arch("sm_61"); },
@@ -70,9 +72,7 @@ std::vector<BadRequestCase> BadRequestCases() {
                  "out=fp16"),
        "weight"},
       {"text and structured spec together",
-       [](R* r) {
-         r->mutable_request()->mutable_spec()->set_group_size(128);
-       },
+       [](R* r) { r->mutable_request()->mutable_spec()->set_group_size(128); },
        "request.spec"},
       {"structured spec with unset weight kind",
        [](R* r) {

@@ -19,8 +19,8 @@ namespace hummingd::testing {
 namespace {
 
 bool WaitForExit(pid_t pid, int timeout_seconds, int* status) {
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::seconds(timeout_seconds);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds);
   while (std::chrono::steady_clock::now() < deadline) {
     const pid_t done = waitpid(pid, status, WNOHANG);
     if (done == pid) return true;
@@ -28,7 +28,6 @@ bool WaitForExit(pid_t pid, int timeout_seconds, int* status) {
   }
   return false;
 }
-
 
 }  // namespace
 
@@ -63,7 +62,8 @@ DaemonProcess::~DaemonProcess() = default;  // ChildProcess kills a live child
 
 absl::StatusOr<int> DaemonProcess::Stop(int timeout_seconds) {
   if (process_ == nullptr) return absl::FailedPreconditionError("not running");
-  absl::StatusOr<int> exit_code = process_->Stop(absl::Seconds(timeout_seconds));
+  absl::StatusOr<int> exit_code =
+      process_->Stop(absl::Seconds(timeout_seconds));
   process_.reset();
   return exit_code;
 }

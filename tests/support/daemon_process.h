@@ -12,8 +12,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "grpcpp/channel.h"
 #include "ctl/child_process.h"
+#include "grpcpp/channel.h"
 #include "hummingd/v1/kernel_service.grpc.pb.h"
 
 namespace hummingd::testing {

@@ -56,7 +56,8 @@ TEST(ManifestTest, StructuralErrorsNameTheLayerAndKey) {
     const char* where;
   };
   const Case cases[] = {
-      {"arch: sm_90a\nspec: weight=uint4\nlayers:\n  - {n: 1}\n", "layers[0].k"},
+      {"arch: sm_90a\nspec: weight=uint4\nlayers:\n  - {n: 1}\n",
+       "layers[0].k"},
       {"arch: sm_90a\nspec: weight=uint4\nlayers:\n  - {n: x, k: 1}\n",
        "layers[0].n"},
       {"arch: sm_90a\nspec: s\nlayers:\n  - {n: 1, k: 1}\n  - {n: 1, k: 1, "

@@ -70,7 +70,8 @@ TEST(CompileSchedulerTest, ErrorsAreSharedAndNegativelyCached) {
 }
 
 TEST(CompileSchedulerTest, NegativeEntriesExpire) {
-  CompileScheduler scheduler({.threads = 1, .negative_ttl = absl::ZeroDuration()});
+  CompileScheduler scheduler(
+      {.threads = 1, .negative_ttl = absl::ZeroDuration()});
   std::atomic<int> runs{0};
   auto failing = [&]() -> absl::StatusOr<ArtifactPtr> {
     ++runs;
@@ -132,8 +133,7 @@ TEST(CompileSchedulerTest, WaitHonoursTheDeadlineAndTheCompileGoesOn) {
                                        return MakeArtifact("slow");
                                      });
   ASSERT_TRUE(submission.ok());
-  auto waited =
-      submission->ticket->Wait(absl::Now() + absl::Milliseconds(50));
+  auto waited = submission->ticket->Wait(absl::Now() + absl::Milliseconds(50));
   EXPECT_EQ(waited.status().code(), absl::StatusCode::kDeadlineExceeded);
   release.Notify();
   auto finished = submission->ticket->Wait(absl::InfiniteFuture());
@@ -178,7 +178,9 @@ TEST(CompileSchedulerTest, QueueBoundIsEnforced) {
                                   });
   ASSERT_TRUE(blocker.ok());
   while (scheduler.Stats().running == 0) std::this_thread::yield();
-  auto quick = []() -> absl::StatusOr<ArtifactPtr> { return MakeArtifact("q"); };
+  auto quick = []() -> absl::StatusOr<ArtifactPtr> {
+    return MakeArtifact("q");
+  };
   EXPECT_TRUE(scheduler.Submit("a", CompilePriority::kPrefetch, quick).ok());
   EXPECT_TRUE(scheduler.Submit("b", CompilePriority::kPrefetch, quick).ok());
   auto refused = scheduler.Submit("c", CompilePriority::kPrefetch, quick);

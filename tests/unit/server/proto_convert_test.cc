@@ -66,8 +66,8 @@ TEST(ProtoConvertTest, ErrorsNameTheRequestField) {
        "request.spec.scale_type"},
   };
   for (const Case& c : cases) {
-    v1::KernelRequest request = TextRequest(
-        "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16");
+    v1::KernelRequest request =
+        TextRequest("weight=uint4,group=128,scale=fp16,act=fp16,out=fp16");
     c.mutate(&request);
     auto result = KernelRequestFromProto(request, RequestLimits());
     ASSERT_FALSE(result.ok()) << c.field;

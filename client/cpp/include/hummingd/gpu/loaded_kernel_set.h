@@ -33,6 +33,7 @@ namespace hummingd::gpu {
 struct LoadedArtifact {
   std::string artifact_key;
   std::string entry;
+  std::string cubin;  // the verified image the driver loaded
   CubinInfo info;  // what the cubin says it is (arch, entry points)
   CUfunction function = nullptr;  // CUkernel (library) or module function
   bool context_independent = false;
