@@ -45,12 +45,12 @@ DriverLoad LoadDriver() {
   HUMMINGD_CUDA_DRIVER_FUNCTIONS(HUMMINGD_RESOLVE)
   HUMMINGD_CUDA_DRIVER_OPTIONAL_FUNCTIONS(HUMMINGD_RESOLVE)
 #undef HUMMINGD_RESOLVE
-#define HUMMINGD_REQUIRE(name)                                             \
-  if (api.name == nullptr) {                                               \
-    load.status = absl::FailedPreconditionError(                           \
-        absl::StrCat("cuda driver: ", kDriverLibrary, " lacks ",           \
-                     HUMMINGD_STRINGIZE(name), " (driver too old)"));      \
-    return load;                                                           \
+#define HUMMINGD_REQUIRE(name)                                        \
+  if (api.name == nullptr) {                                          \
+    load.status = absl::FailedPreconditionError(                      \
+        absl::StrCat("cuda driver: ", kDriverLibrary, " lacks ",      \
+                     HUMMINGD_STRINGIZE(name), " (driver too old)")); \
+    return load;                                                      \
   }
   HUMMINGD_CUDA_DRIVER_FUNCTIONS(HUMMINGD_REQUIRE)
 #undef HUMMINGD_REQUIRE
@@ -80,7 +80,6 @@ bool IsPrecondition(CUresult result) {
     case CUDA_ERROR_INVALID_DEVICE:
     case CUDA_ERROR_NOT_INITIALIZED:
     case CUDA_ERROR_DEINITIALIZED:
-    case CUDA_ERROR_INSUFFICIENT_DRIVER:
     case CUDA_ERROR_SYSTEM_DRIVER_MISMATCH:
     case CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE:
     case CUDA_ERROR_STUB_LIBRARY:
@@ -103,7 +102,7 @@ absl::StatusOr<const CudaDriverApi*> CudaDriver() {
   return &load.api;
 }
 
-absl::Status CudaStatus(CUresult result, std::string_view what) {
+absl::Status CudaStatus(CUresult result, absl::string_view what) {
   if (result == CUDA_SUCCESS) return absl::OkStatus();
   const char* name = nullptr;
   const char* description = nullptr;
@@ -113,10 +112,10 @@ absl::Status CudaStatus(CUresult result, std::string_view what) {
   if (api.cuGetErrorString != nullptr) {
     api.cuGetErrorString(result, &description);
   }
-  std::string message = absl::StrCat(
-      what, ": ", name != nullptr ? name : "CUDA_ERROR",
-      " (", description != nullptr ? description : "unknown error",
-      ", code ", static_cast<int>(result), ")");
+  std::string message =
+      absl::StrCat(what, ": ", name != nullptr ? name : "CUDA_ERROR", " (",
+                   description != nullptr ? description : "unknown error",
+                   ", code ", static_cast<int>(result), ")");
   if (IsPrecondition(result)) {
     return absl::FailedPreconditionError(message);
   }
@@ -133,15 +132,15 @@ absl::StatusOr<CudaDevice> UseDevice(int ordinal) {
     RETURN_IF_ERROR(
         CudaCheck(api->cuDeviceGetCount(&count), "cuDeviceGetCount"));
     if (ordinal < 0 || ordinal >= count) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "cuda device ", ordinal, ": not present (", count,
-          " device(s) visible)"));
+      return absl::FailedPreconditionError(
+          absl::StrCat("cuda device ", ordinal, ": not present (", count,
+                       " device(s) visible)"));
     }
     RETURN_IF_ERROR(
         CudaCheck(api->cuDeviceGet(&info.device, ordinal), "cuDeviceGet"));
-    RETURN_IF_ERROR(CudaCheck(
-        api->cuDevicePrimaryCtxRetain(&context, info.device),
-        "cuDevicePrimaryCtxRetain"));
+    RETURN_IF_ERROR(
+        CudaCheck(api->cuDevicePrimaryCtxRetain(&context, info.device),
+                  "cuDevicePrimaryCtxRetain"));
     RETURN_IF_ERROR(
         CudaCheck(api->cuCtxSetCurrent(context), "cuCtxSetCurrent"));
     info.ordinal = ordinal;
@@ -172,9 +171,9 @@ absl::StatusOr<CudaDevice> UseDevice(int ordinal) {
           CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, info.device),
       "cuDeviceGetAttribute(max shared memory per block optin)"));
   char name[256] = {};
-  RETURN_IF_ERROR(CudaCheck(
-      api->cuDeviceGetName(name, sizeof(name) - 1, info.device),
-      "cuDeviceGetName"));
+  RETURN_IF_ERROR(
+      CudaCheck(api->cuDeviceGetName(name, sizeof(name) - 1, info.device),
+                "cuDeviceGetName"));
   info.name = name;
   return info;
 }

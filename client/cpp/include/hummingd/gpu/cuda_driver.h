@@ -9,13 +9,13 @@
 // the table below is written with the plain names, so both the member type
 // and the symbol looked up follow the header's own mapping.
 
-#include <string>
-#include <string_view>
-
 #include <cuda.h>
+
+#include <string>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace hummingd::gpu {
 
@@ -81,10 +81,10 @@ absl::StatusOr<const CudaDriverApi*> CudaDriver();
 // The one conversion of a driver error into a Status: FAILED_PRECONDITION
 // for "no driver / no usable GPU" results, INTERNAL otherwise; the message
 // is "<what>: <CUDA_ERROR_NAME> (<description>)".
-absl::Status CudaStatus(CUresult result, std::string_view what);
+absl::Status CudaStatus(CUresult result, absl::string_view what);
 
 // Shorthand for call sites: OkStatus on CUDA_SUCCESS, else CudaStatus.
-inline absl::Status CudaCheck(CUresult result, std::string_view what) {
+inline absl::Status CudaCheck(CUresult result, absl::string_view what) {
   return result == CUDA_SUCCESS ? absl::OkStatus() : CudaStatus(result, what);
 }
 

@@ -10,12 +10,12 @@
 // the driver resolves in the stream's context. Older drivers get a CUmodule
 // in the context current at load time.
 
+#include <cuda.h>
+
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <cuda.h>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
@@ -34,7 +34,7 @@ struct LoadedArtifact {
   std::string artifact_key;
   std::string entry;
   std::string cubin;  // the verified image the driver loaded
-  CubinInfo info;  // what the cubin says it is (arch, entry points)
+  CubinInfo info;     // what the cubin says it is (arch, entry points)
   CUfunction function = nullptr;  // CUkernel (library) or module function
   bool context_independent = false;
   CUdevice loaded_on = 0;  // the device its dynamic smem limit was set for
@@ -81,8 +81,9 @@ struct LoadedKernel {
   // grid_x for `m` tokens (LaunchParams: grid_x * ceil(M / m_per_block_x)
   // when m_per_block_x > 0).
   int64_t GridX(int64_t m) const {
-    return m_per_block_x > 0 ? grid_x * ((m + m_per_block_x - 1) / m_per_block_x)
-                             : grid_x;
+    return m_per_block_x > 0
+               ? grid_x * ((m + m_per_block_x - 1) / m_per_block_x)
+               : grid_x;
   }
 };
 

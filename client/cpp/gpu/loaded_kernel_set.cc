@@ -1,0 +1,240 @@
+#include "hummingd/gpu/loaded_kernel_set.h"
+
+#include <algorithm>
+#include <limits>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/hashing.h"
+#include "common/status_macros.h"
+#include "kernels/gpu_target.h"
+
+namespace hummingd::gpu {
+namespace {
+
+// How errors name a kernel: its entry and enough of its key to find it in
+// `hummingctl ls`.
+std::string KernelName(const v1::Kernel& kernel) {
+  return absl::StrCat("kernel ", kernel.entry(), " (artifact ",
+                      kernel.artifact_key().substr(0, 16), ")");
+}
+
+absl::Status Annotate(const absl::Status& status, const std::string& name) {
+  return absl::Status(status.code(),
+                      absl::StrCat(name, ": ", status.message()));
+}
+
+absl::Status CheckRunsOn(const CubinInfo& info, const CudaDevice& device,
+                         const std::string& name) {
+  GpuTarget target;
+  target.sm = device.sm;
+  if (CubinRunsOn(info, target)) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      name, ": cubin is for ", info.ArchName(), ", which cannot run on device ",
+      device.ordinal, " (", device.name, ", sm_", device.sm, ")"));
+}
+
+// Loads a verified cubin into `artifact` (function handle, smem limit).
+absl::Status LoadIntoDriver(const CudaDriverApi& api, const v1::Kernel& kernel,
+                            const CudaDevice& device,
+                            LoadedArtifact& artifact) {
+  const int smem = kernel.launch().dynamic_shared_memory();
+  const void* image = artifact.cubin.data();
+  if (api.HasLibraryApi()) {
+    CUlibrary library = nullptr;
+    RETURN_IF_ERROR(
+        CudaCheck(api.cuLibraryLoadData(&library, image, nullptr, nullptr, 0,
+                                        nullptr, nullptr, 0),
+                  "cuLibraryLoadData"));
+    CUkernel handle = nullptr;
+    RETURN_IF_ERROR(CudaCheck(
+        api.cuLibraryGetKernel(&handle, library, artifact.entry.c_str()),
+        "cuLibraryGetKernel"));
+    // Resolving it in the current context surfaces a refused image now
+    // rather than at the first launch.
+    CUfunction resolved = nullptr;
+    RETURN_IF_ERROR(CudaCheck(api.cuKernelGetFunction(&resolved, handle),
+                              "cuKernelGetFunction"));
+    if (smem > 0) {
+      RETURN_IF_ERROR(
+          CudaCheck(api.cuKernelSetAttribute(
+                        CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem,
+                        handle, device.device),
+                    "cuKernelSetAttribute(max dynamic shared memory)"));
+    }
+    // Launch APIs take a CUkernel where a CUfunction is expected and run it
+    // in the stream's context.
+    artifact.function = reinterpret_cast<CUfunction>(handle);
+    artifact.context_independent = true;
+  } else {
+    CUmodule module = nullptr;
+    RETURN_IF_ERROR(
+        CudaCheck(api.cuModuleLoadData(&module, image), "cuModuleLoadData"));
+    RETURN_IF_ERROR(
+        CudaCheck(api.cuModuleGetFunction(&artifact.function, module,
+                                          artifact.entry.c_str()),
+                  "cuModuleGetFunction"));
+    if (smem > 0) {
+      RETURN_IF_ERROR(
+          CudaCheck(api.cuFuncSetAttribute(
+                        artifact.function,
+                        CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem),
+                    "cuFuncSetAttribute(max dynamic shared memory)"));
+    }
+  }
+  artifact.loaded_on = device.device;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::shared_ptr<const LoadedArtifact>> ArtifactCache::GetOrLoad(
+    const v1::Kernel& kernel, const std::string& cubin,
+    const CudaDevice& device) {
+  const std::string name = KernelName(kernel);
+  ASSIGN_OR_RETURN(const CudaDriverApi* api, CudaDriver());
+  // Loads are rare (once per artifact per process) and take milliseconds;
+  // holding the lock across one is what makes "at most once" simple.
+  absl::MutexLock lock(&mu_);
+  auto it = artifacts_.find(kernel.artifact_key());
+  if (it != artifacts_.end()) {
+    const LoadedArtifact& loaded = *it->second;
+    RETURN_IF_ERROR(CheckRunsOn(loaded.info, device, name));
+    if (loaded.entry != kernel.entry()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          name, ": artifact already loaded with entry ", loaded.entry));
+    }
+    return it->second;
+  }
+  if (cubin.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name,
+                     ": kernel_set carries no cubin for this artifact "
+                     "(metadata-only response?)"));
+  }
+  const uint64_t checksum = Checksum64(cubin);
+  if (checksum != kernel.cubin_checksum()) {
+    return absl::DataLossError(absl::StrCat(
+        name, ": cubin checksum mismatch (got ", checksum, ", expected ",
+        kernel.cubin_checksum(), "); refusing to load it"));
+  }
+  absl::StatusOr<CubinInfo> info = InspectCubin(cubin);
+  if (!info.ok()) return Annotate(info.status(), name);
+  RETURN_IF_ERROR(CheckRunsOn(*info, device, name));
+  if (!std::binary_search(info->kernels.begin(), info->kernels.end(),
+                          kernel.entry())) {
+    return absl::DataLossError(
+        absl::StrCat(name, ": cubin does not export the entry point"));
+  }
+
+  auto artifact = std::make_shared<LoadedArtifact>();
+  artifact->artifact_key = kernel.artifact_key();
+  artifact->entry = kernel.entry();
+  artifact->info = *std::move(info);
+  // The driver copies the image, but keeping the bytes costs a few KB and
+  // does not depend on that.
+  artifact->cubin = cubin;
+  absl::Status loaded = LoadIntoDriver(*api, kernel, device, *artifact);
+  if (!loaded.ok()) return Annotate(loaded, name);
+  ++loads_;
+  auto [inserted, unused] =
+      artifacts_.emplace(kernel.artifact_key(), std::move(artifact));
+  return inserted->second;
+}
+
+int64_t ArtifactCache::loads() const {
+  absl::MutexLock lock(&mu_);
+  return loads_;
+}
+
+absl::StatusOr<std::unique_ptr<LoadedKernelSet>> LoadedKernelSet::Load(
+    const v1::KernelSet& set, ArtifactCache& cache) {
+  ASSIGN_OR_RETURN(const CudaDriverApi* api, CudaDriver());
+  ASSIGN_OR_RETURN(CudaDevice device, UseDevice());
+  if (set.kernels().empty()) {
+    return absl::InvalidArgumentError("kernel_set.kernels: must not be empty");
+  }
+  absl::StatusOr<QuantSpec> spec = ParseSpecText(set.canonical_spec());
+  if (!spec.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("kernel_set.canonical_spec: ", spec.status().message()));
+  }
+  absl::Status valid = ValidateSpec(*spec);
+  if (!valid.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("kernel_set.canonical_spec: ", valid.message()));
+  }
+
+  // Each cubin travels once, in the first kernel that uses it.
+  absl::flat_hash_map<std::string, const std::string*> cubins;
+  for (const v1::Kernel& kernel : set.kernels()) {
+    if (!kernel.cubin().empty()) {
+      cubins.emplace(kernel.artifact_key(), &kernel.cubin());
+    }
+  }
+
+  std::unique_ptr<LoadedKernelSet> loaded(new LoadedKernelSet());
+  loaded->driver_ = api;
+  loaded->device_ = std::move(device);
+  loaded->spec_ = *spec;
+  const std::string kNoCubin;
+  for (int i = 0; i < set.kernels_size(); ++i) {
+    const v1::Kernel& kernel = set.kernels(i);
+    const std::string field = absl::StrCat("kernel_set.kernels[", i, "]");
+    const int64_t previous_max = i == 0 ? 0 : loaded->kernels_.back().m_max;
+    if (kernel.m_min() < 1 || kernel.m_max() < kernel.m_min() ||
+        (i > 0 && kernel.m_min() != previous_max + 1)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          field, ": M ranges must be sorted, contiguous and start at 1 (got [",
+          kernel.m_min(), ", ", kernel.m_max(), "])"));
+    }
+    const v1::LaunchParams& launch = kernel.launch();
+    constexpr int64_t kMaxGrid = std::numeric_limits<int32_t>::max();
+    const int64_t grid_y = launch.grid_y() == 0 ? 1 : launch.grid_y();
+    const int64_t grid_z = launch.grid_z() == 0 ? 1 : launch.grid_z();
+    if (launch.block_x() <= 0 || launch.grid_x() <= 0 ||
+        launch.grid_x() > kMaxGrid || grid_y < 1 || grid_y > 65535 ||
+        grid_z < 1 || grid_z > 65535 || launch.m_per_block_x() < 0 ||
+        launch.dynamic_shared_memory() < 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          field,
+          ".launch: block and grid must be positive and within the "
+          "device limits (block_x=",
+          launch.block_x(), ", grid=", launch.grid_x(), "x", grid_y, "x",
+          grid_z, ")"));
+    }
+    auto cubin = cubins.find(kernel.artifact_key());
+    ASSIGN_OR_RETURN(
+        std::shared_ptr<const LoadedArtifact> artifact,
+        cache.GetOrLoad(kernel,
+                        cubin == cubins.end() ? kNoCubin : *cubin->second,
+                        loaded->device_));
+    LoadedKernel entry;
+    entry.m_min = kernel.m_min();
+    entry.m_max = kernel.m_max();
+    entry.artifact = std::move(artifact);
+    entry.block_x = static_cast<unsigned int>(launch.block_x());
+    entry.grid_x = launch.grid_x();
+    entry.grid_y = static_cast<unsigned int>(grid_y);
+    entry.grid_z = static_cast<unsigned int>(grid_z);
+    entry.m_per_block_x = launch.m_per_block_x();
+    entry.dynamic_shared_memory =
+        static_cast<unsigned int>(launch.dynamic_shared_memory());
+    loaded->kernels_.push_back(std::move(entry));
+  }
+  return loaded;
+}
+
+absl::StatusOr<const LoadedKernel*> LoadedKernelSet::ForM(int64_t m) const {
+  auto it = std::upper_bound(
+      kernels_.begin(), kernels_.end(), m,
+      [](int64_t value, const LoadedKernel& k) { return value < k.m_min; });
+  if (it == kernels_.begin() || m > std::prev(it)->m_max) {
+    return absl::OutOfRangeError(
+        absl::StrCat("m: ", m, " is outside the kernel set's M ranges [",
+                     kernels_.front().m_min, ", ", kernels_.back().m_max, "]"));
+  }
+  return &*std::prev(it);
+}
+
+}  // namespace hummingd::gpu

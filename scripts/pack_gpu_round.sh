@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Packs the GPU round for a machine with a GPU, HERE (where it was built):
+# the GPU test binary and the non-system shared libraries it needs go to
+# DEST/{bin,lib} (default ./.device-carry, git-ignored). Nothing from the
+# driver or the C/C++ runtime travels, and neither does NVRTC (109 MB; the
+# device machine's CUDA 13 toolkit has it, scripts/gpu_round.sh checks).
+#
+#   scripts/pack_gpu_round.sh [BUILD_DIR (default ./build)] [DEST]
+set -euo pipefail
+build=${1:-build}
+dest=${2:-.device-carry}
+binary="$build/tests/gpu/gpu_test"
+[[ -x "$binary" ]] || { echo "pack_gpu_round: no $binary (build target gpu_test first)" >&2; exit 1; }
+
+rm -rf "$dest"
+mkdir -p "$dest/bin" "$dest/lib"
+cp "$binary" "$dest/bin/"
+strip --strip-debug "$dest/bin/gpu_test"
+
+# name => path lines from ldd; the libraries every Linux host provides (and
+# must match its own glibc / driver) stay behind.
+ldd "$binary" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' |
+while read -r name path; do
+  case "$name" in
+    libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|libstdc++.so*|\
+    libgcc_s.so*|ld-linux*|libcuda.so*|libnvrtc*) continue ;;
+  esac
+  cp -L "$path" "$dest/lib/$name"
+  strip --strip-unneeded "$dest/lib/$name" 2>/dev/null || true
+done
+
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+if [[ -n "$(git status --porcelain 2>/dev/null)" ]]; then
+  commit="$commit+uncommitted"
+fi
+echo "$commit" > "$dest/COMMIT"
+echo "pack_gpu_round: $(ls "$dest/lib" | wc -l) libraries, $(du -sh "$dest" | cut -f1) in $dest (commit $commit)"
