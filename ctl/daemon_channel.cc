@@ -36,13 +36,19 @@ std::shared_ptr<grpc::Channel> OpenDaemonChannel(
                                    DaemonChannelArguments());
 }
 
-std::shared_ptr<grpc::Channel> OpenDaemonChannel(const std::string& socket_path,
-                                                 int max_reconnect_backoff_ms) {
+std::shared_ptr<grpc::Channel> OpenDaemonChannel(
+    const std::string& socket_path, const DaemonChannelTuning& tuning) {
   grpc::ChannelArguments arguments = DaemonChannelArguments();
-  const int initial = std::min(100, max_reconnect_backoff_ms);
-  arguments.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, initial);
-  arguments.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, initial);
-  arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, max_reconnect_backoff_ms);
+  if (tuning.max_reconnect_backoff_ms > 0) {
+    const int initial = std::min(100, tuning.max_reconnect_backoff_ms);
+    arguments.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, initial);
+    arguments.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, initial);
+    arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS,
+                     tuning.max_reconnect_backoff_ms);
+  }
+  if (tuning.idle_timeout_ms > 0) {
+    arguments.SetInt(GRPC_ARG_CLIENT_IDLE_TIMEOUT_MS, tuning.idle_timeout_ms);
+  }
   return grpc::CreateCustomChannel(absl::StrCat("unix:", socket_path),
                                    grpc::InsecureChannelCredentials(),
                                    arguments);

@@ -20,10 +20,19 @@ std::string ResolveSocketPath(const std::string& explicit_path);
 std::shared_ptr<grpc::Channel> OpenDaemonChannel(
     const std::string& socket_path);
 
-// The same, with reconnect backoff capped at `max_reconnect_backoff_ms`: a
-// long-lived client (the SDK) must notice a restarted daemon within moments,
-// not after gRPC's default backoff of up to two minutes.
-std::shared_ptr<grpc::Channel> OpenDaemonChannel(const std::string& socket_path,
-                                                 int max_reconnect_backoff_ms);
+// For long-lived clients (the SDK); 0 keeps gRPC's default.
+struct DaemonChannelTuning {
+  // Caps reconnect backoff, so that a restarted daemon is found within
+  // moments, not after gRPC's default of up to two minutes.
+  int max_reconnect_backoff_ms = 0;
+  // Drops the connection after this long without calls. An idle client
+  // that keeps its connection holds up the daemon's shutdown drain until
+  // gRPC's 5 s backup poller notices the GOAWAY.
+  int idle_timeout_ms = 0;
+};
+
+// The same with `tuning` applied.
+std::shared_ptr<grpc::Channel> OpenDaemonChannel(
+    const std::string& socket_path, const DaemonChannelTuning& tuning);
 
 }  // namespace hummingd

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
 #include "server/grpc_status.h"
+#include "server/prefetch_runner.h"
 
 namespace hummingd {
 namespace {
@@ -17,14 +18,6 @@ absl::Time DeadlineOf(const grpc::ServerContext& context) {
     return absl::InfiniteFuture();
   }
   return absl::FromChrono(deadline);
-}
-
-int CountOutcome(const v1::KernelSet& set, v1::CacheOutcome outcome) {
-  int count = 0;
-  for (const v1::Kernel& kernel : set.kernels()) {
-    if (kernel.outcome() == outcome) ++count;
-  }
-  return count;
 }
 
 }  // namespace
@@ -176,46 +169,21 @@ grpc::Status KernelServiceImpl::Prefetch(
     grpc::ServerContext* context, const v1::PrefetchRequest* request,
     grpc::ServerWriter<v1::PrefetchProgress>* writer) {
   requests_.fetch_add(1, std::memory_order_relaxed);
-  const int total = request->requests_size();
-  const absl::Time started = absl::Now();
-  // Submit everything first so the whole pool works on the manifest, then
-  // report items in order as they complete.
-  std::vector<absl::StatusOr<PendingKernelSet>> pending;
-  pending.reserve(total);
+  std::vector<const v1::KernelRequest*> items;
+  items.reserve(request->requests_size());
   for (const v1::KernelRequest& item : request->requests()) {
-    absl::StatusOr<KernelRequest> parsed =
-        KernelRequestFromProto(item, limits_);
-    if (!parsed.ok()) {
-      invalid_requests_.fetch_add(1, std::memory_order_relaxed);
-      pending.push_back(parsed.status());
-      continue;
-    }
-    pending.push_back(resolver_->Begin(*parsed, CompilePriority::kPrefetch));
+    items.push_back(&item);
   }
-  for (int i = 0; i < total; ++i) {
-    prefetch_items_.fetch_add(1, std::memory_order_relaxed);
-    v1::PrefetchProgress progress;
-    progress.set_index(i);
-    progress.set_total(total);
-    progress.set_name(request->requests(i).name());
-    absl::StatusOr<v1::KernelSet> set =
-        pending[i].ok() ? resolver_->Finish(*pending[i], DeadlineOf(*context),
-                                            /*metadata_only=*/true)
-                        : absl::StatusOr<v1::KernelSet>(pending[i].status());
-    if (set.ok()) {
-      progress.set_kernels(set->kernels_size());
-      progress.set_compiled(CountOutcome(*set, v1::CACHE_OUTCOME_COMPILED) +
-                            CountOutcome(*set, v1::CACHE_OUTCOME_SHARED));
-      progress.set_cached(CountOutcome(*set, v1::CACHE_OUTCOME_HIT));
-    } else {
-      progress.set_status_code(static_cast<int>(set.status().code()));
-      progress.set_status_message(std::string(set.status().message()));
-    }
-    progress.set_elapsed_ms(absl::ToDoubleMilliseconds(absl::Now() - started));
-    if (context->IsCancelled() || !writer->Write(progress)) {
-      return grpc::Status(grpc::StatusCode::CANCELLED,
-                          "client went away; queued compiles continue");
-    }
+  const PrefetchOutcome outcome =
+      RunPrefetch(*resolver_, limits_, items, DeadlineOf(*context),
+                  [&](const v1::PrefetchProgress& progress) {
+                    return !context->IsCancelled() && writer->Write(progress);
+                  });
+  prefetch_items_.fetch_add(outcome.items, std::memory_order_relaxed);
+  invalid_requests_.fetch_add(outcome.invalid, std::memory_order_relaxed);
+  if (outcome.stopped) {
+    return grpc::Status(grpc::StatusCode::CANCELLED,
+                        "client went away; queued compiles continue");
   }
   return grpc::Status::OK;
 }

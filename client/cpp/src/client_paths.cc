@@ -17,7 +17,8 @@ const char* NonEmptyEnv(const char* name) {
 absl::StatusOr<std::string> ResolveEmbeddedCacheDir(
     const std::string& explicit_dir) {
   if (!explicit_dir.empty()) return explicit_dir;
-  if (const char* dir = NonEmptyEnv("HUMMINGD_CACHE_DIR")) return std::string(dir);
+  if (const char* dir = NonEmptyEnv("HUMMINGD_CACHE_DIR"))
+    return std::string(dir);
   if (const char* xdg = NonEmptyEnv("XDG_CACHE_HOME")) {
     return absl::StrCat(xdg, "/hummingd");
   }

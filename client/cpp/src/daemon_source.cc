@@ -15,9 +15,15 @@
 namespace hummingd::client {
 namespace {
 
-// Reconnect attempts to a local socket are cheap; a restarted daemon should
-// be found within this long.
-constexpr int kMaxReconnectBackoffMs = 250;
+// Connecting to a local socket is cheap, so the SDK reconnects eagerly and
+// lets go of the connection soon after its last call (workers resolve at
+// load time and then stay silent; see DaemonChannelTuning).
+DaemonChannelTuning ChannelTuning() {
+  DaemonChannelTuning tuning;
+  tuning.max_reconnect_backoff_ms = 250;
+  tuning.idle_timeout_ms = 1000;
+  return tuning;
+}
 
 std::chrono::system_clock::time_point After(std::chrono::milliseconds delay) {
   return std::chrono::system_clock::now() + delay;
@@ -27,7 +33,7 @@ std::chrono::system_clock::time_point After(std::chrono::milliseconds delay) {
 
 DaemonSource::DaemonSource(const DaemonSourceOptions& options)
     : options_(options),
-      channel_(OpenDaemonChannel(options.socket_path, kMaxReconnectBackoffMs)) {}
+      channel_(OpenDaemonChannel(options.socket_path, ChannelTuning())) {}
 
 std::string DaemonSource::Describe() const {
   return absl::StrCat("daemon socket=", options_.socket_path);
@@ -57,10 +63,10 @@ absl::Status DaemonSource::CheckHealth(int timeout_ms) const {
   grpc::Status status =
       stub->Check(&context, grpc::health::v1::HealthCheckRequest(), &response);
   if (!status.ok()) {
-    return absl::UnavailableError(absl::StrCat(
-        "hummingd daemon unreachable at ", options_.socket_path,
-        ": health check failed within ", timeout_ms,
-        " ms: ", status.error_message()));
+    return absl::UnavailableError(
+        absl::StrCat("hummingd daemon unreachable at ", options_.socket_path,
+                     ": health check failed within ", timeout_ms,
+                     " ms: ", status.error_message()));
   }
   if (response.status() != grpc::health::v1::HealthCheckResponse::SERVING) {
     return absl::UnavailableError(absl::StrCat(

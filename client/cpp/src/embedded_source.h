@@ -18,7 +18,7 @@
 namespace hummingd::client {
 
 struct EmbeddedSourceOptions {
-  std::string cache_dir;  // resolved already (no "" here); created if missing
+  std::string cache_dir;    // resolved already (no "" here); created if missing
   int compile_threads = 0;  // 0 = cores
   int timeout_seconds = 600;
 };

@@ -57,10 +57,9 @@ class KernelClientImpl : public KernelClient {
     return memo_.try_emplace(std::move(key), std::move(shared)).first->second;
   }
 
-  absl::Status Prefetch(
-      const std::vector<v1::KernelRequest>& requests,
-      const std::function<void(const v1::PrefetchProgress&)>& progress)
-      override {
+  absl::Status Prefetch(const std::vector<v1::KernelRequest>& requests,
+                        const std::function<void(const v1::PrefetchProgress&)>&
+                            progress) override {
     return source_->Prefetch(requests, progress);
   }
 
@@ -109,7 +108,8 @@ absl::StatusOr<std::unique_ptr<KernelClient>> KernelClient::Create(
     const ClientOptions& options) {
   RETURN_IF_ERROR(ValidateOptions(options));
   if (options.mode == ResolveMode::kEmbedded) {
-    ASSIGN_OR_RETURN(std::unique_ptr<KernelSource> source, OpenEmbedded(options));
+    ASSIGN_OR_RETURN(std::unique_ptr<KernelSource> source,
+                     OpenEmbedded(options));
     return std::make_unique<KernelClientImpl>(ResolveMode::kEmbedded,
                                               std::move(source));
   }
@@ -131,9 +131,8 @@ absl::StatusOr<std::unique_ptr<KernelClient>> KernelClient::Create(
   if (options.mode == ResolveMode::kDaemon) return health;
 
   ASSIGN_OR_RETURN(std::unique_ptr<KernelSource> source, OpenEmbedded(options));
-  log::Info(absl::StrCat("event=client_mode mode=embedded ",
-                         source->Describe(), " reason=\"", health.message(),
-                         "\""));
+  log::Info(absl::StrCat("event=client_mode mode=embedded ", source->Describe(),
+                         " reason=\"", health.message(), "\""));
   return std::make_unique<KernelClientImpl>(ResolveMode::kEmbedded,
                                             std::move(source));
 }

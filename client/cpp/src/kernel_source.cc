@@ -9,8 +9,9 @@ absl::Status PrefetchItemStatus(const v1::PrefetchProgress& progress) {
   return absl::Status(
       static_cast<absl::StatusCode>(progress.status_code()),
       absl::StrCat("prefetch item ", progress.index(),
-                   progress.name().empty() ? ""
-                                           : absl::StrCat(" (", progress.name(), ")"),
+                   progress.name().empty()
+                       ? ""
+                       : absl::StrCat(" (", progress.name(), ")"),
                    ": ", progress.status_message()));
 }
 

@@ -29,7 +29,7 @@ struct ClientOptions {
   // $XDG_CACHE_HOME/hummingd, else $HOME/.cache/hummingd. One process per
   // directory (RocksDB's lock).
   std::string embedded_cache_dir;
-  int timeout_seconds = 600;  // per resolve call
+  int timeout_seconds = 600;     // per resolve call
   int connect_timeout_ms = 500;  // how long kAuto waits for the daemon
   // After a call finds the daemon gone, how long to wait for it to come back
   // (a restart) before retrying that call once.

@@ -1,0 +1,116 @@
+/* hummingd C ABI: kernel-set resolution for languages other than C++.
+ *
+ * Handles are opaque. Every fallible call returns a hummingd_status; on a
+ * failure the message is kept per client handle and per calling thread
+ * (hummingd_client_last_error), except for hummingd_client_create, which has
+ * no handle yet and writes its message into the caller's buffer.
+ * A kernel set handle owns its memory: pointers it hands out live until
+ * hummingd_kernel_set_destroy, independently of the client.
+ * Device-side calls (weights, launches) are not part of this header yet. */
+#ifndef HUMMINGD_HUMMINGD_H_
+#define HUMMINGD_HUMMINGD_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Codes numbered as google.rpc.Code / absl::StatusCode. */
+typedef enum hummingd_status {
+  HUMMINGD_OK = 0,
+  HUMMINGD_CANCELLED = 1,
+  HUMMINGD_UNKNOWN = 2,
+  HUMMINGD_INVALID_ARGUMENT = 3,
+  HUMMINGD_DEADLINE_EXCEEDED = 4,
+  HUMMINGD_NOT_FOUND = 5,
+  HUMMINGD_ALREADY_EXISTS = 6,
+  HUMMINGD_PERMISSION_DENIED = 7,
+  HUMMINGD_RESOURCE_EXHAUSTED = 8,
+  HUMMINGD_FAILED_PRECONDITION = 9,
+  HUMMINGD_ABORTED = 10,
+  HUMMINGD_OUT_OF_RANGE = 11,
+  HUMMINGD_UNIMPLEMENTED = 12,
+  HUMMINGD_INTERNAL = 13,
+  HUMMINGD_UNAVAILABLE = 14,
+  HUMMINGD_DATA_LOSS = 15,
+  HUMMINGD_UNAUTHENTICATED = 16
+} hummingd_status;
+
+typedef enum hummingd_mode {
+  HUMMINGD_MODE_AUTO = 0,    /* daemon if reachable, else embedded */
+  HUMMINGD_MODE_DAEMON = 1,  /* the node daemon; an error if none answers */
+  HUMMINGD_MODE_EMBEDDED = 2 /* compile in-process, cache in cache_dir */
+} hummingd_mode;
+
+typedef struct hummingd_client hummingd_client;
+typedef struct hummingd_kernel_set hummingd_kernel_set;
+
+/* Launch geometry of one kernel (see hummingd.v1.LaunchParams): grid_x is
+ * multiplied by ceil(M / m_per_block_x) when m_per_block_x > 0. */
+typedef struct hummingd_launch_params {
+  int32_t block_x;
+  int64_t grid_x;
+  int64_t grid_y;
+  int64_t grid_z;
+  int64_t m_per_block_x;
+  int32_t dynamic_shared_memory;
+  int32_t threads_per_block;
+} hummingd_launch_params;
+
+/* "OK", "INVALID_ARGUMENT", … (static storage). */
+const char* hummingd_status_name(hummingd_status status);
+
+/* socket / cache_dir may be NULL or "" for the defaults ($HUMMINGD_SOCKET,
+ * $HUMMINGD_CACHE_DIR, …). On failure *out is NULL and, when error is not
+ * NULL, the message is written there (truncated to error_size, always
+ * NUL-terminated). */
+hummingd_status hummingd_client_create(hummingd_mode mode, const char* socket,
+                                       const char* cache_dir,
+                                       hummingd_client** out, char* error,
+                                       size_t error_size);
+void hummingd_client_destroy(hummingd_client* client);
+/* The mode in use: HUMMINGD_MODE_DAEMON or HUMMINGD_MODE_EMBEDDED. */
+hummingd_mode hummingd_client_mode(const hummingd_client* client);
+/* The message of this thread's last failed call on `client` ("" if none);
+ * valid until this thread's next call on `client`. */
+const char* hummingd_client_last_error(hummingd_client* client);
+
+/* Resolves a dense layer. family: "dequant" or "gemm"; spec_text: the spec's
+ * text form ("weight=uint4,group=128,…"); arch: "sm_90a", … Memoized per
+ * request by the client. */
+hummingd_status hummingd_resolve(hummingd_client* client, const char* spec_text,
+                                 const char* family, int64_t n, int64_t k,
+                                 const char* arch, hummingd_kernel_set** out);
+
+/* Compiles/caches every layer of a YAML/JSON manifest; the first item error
+ * is returned after all items ran. */
+hummingd_status hummingd_prefetch_manifest(hummingd_client* client,
+                                           const char* path);
+
+void hummingd_kernel_set_destroy(hummingd_kernel_set* set);
+int hummingd_kernel_set_size(const hummingd_kernel_set* set);
+const char* hummingd_kernel_set_canonical_spec(const hummingd_kernel_set* set);
+/* Index of the kernel whose M range holds m, or -1. */
+int hummingd_kernel_set_find(const hummingd_kernel_set* set, int64_t m);
+
+/* Per kernel, 0 <= index < size; out-of-range indices give 0 / NULL /
+ * HUMMINGD_OUT_OF_RANGE. */
+int64_t hummingd_kernel_m_min(const hummingd_kernel_set* set, int index);
+int64_t hummingd_kernel_m_max(const hummingd_kernel_set* set, int index);
+const char* hummingd_kernel_entry(const hummingd_kernel_set* set, int index);
+const char* hummingd_kernel_artifact_key(const hummingd_kernel_set* set,
+                                         int index);
+/* The cubin of this kernel (ranges sharing an artifact share the bytes). */
+const void* hummingd_kernel_cubin(const hummingd_kernel_set* set, int index,
+                                  size_t* size);
+hummingd_status hummingd_kernel_launch_params(const hummingd_kernel_set* set,
+                                              int index,
+                                              hummingd_launch_params* out);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* HUMMINGD_HUMMINGD_H_ */

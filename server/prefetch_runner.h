@@ -1,0 +1,32 @@
+#pragma once
+
+// The prefetch loop shared by the daemon's Prefetch RPC and the embedded
+// client: submit every item first, so the whole compile pool works on the
+// manifest at once, then report the items in order as they complete. An
+// item's error is reported and the others go on.
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "hummingd/v1/kernel_service.pb.h"
+#include "server/kernel_resolver.h"
+#include "server/proto_convert.h"
+
+namespace hummingd {
+
+struct PrefetchOutcome {
+  int64_t items = 0;
+  int64_t invalid = 0;   // items refused by validation
+  bool stopped = false;  // `report` asked to stop
+};
+
+// `report` sees one message per item, in order; returning false stops the
+// reporting (queued compiles still run and land in the cache).
+PrefetchOutcome RunPrefetch(
+    KernelResolver& resolver, const RequestLimits& limits,
+    const std::vector<const v1::KernelRequest*>& requests, absl::Time deadline,
+    const std::function<bool(const v1::PrefetchProgress&)>& report);
+
+}  // namespace hummingd
