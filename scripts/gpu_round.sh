@@ -64,4 +64,14 @@ echo "== summary (exit $rc)"
 cat "$out/summary.txt"
 echo "== launch cost (host side, no sync)"
 cat "$out/launch_cost.md" 2>/dev/null || echo "(no launch_cost.md: the test did not run)"
+
+# The daemon half: two worker processes against one hummingd resolve the same
+# kernels, the daemon compiles each once, and a restarted worker compiles
+# nothing. Runs when the carry holds the daemon (pack_gpu_round.sh packs it).
+if [[ -x "$carry/bin/hummingd" && -x "$carry/bin/gpu_daemon_worker" ]]; then
+  echo "== daemon round: two workers, one daemon"
+  "$carry/scripts/daemon_round.sh" "$carry" "$out" | tee "$out/daemon_round.txt"
+  daemon_rc=${PIPESTATUS[0]}
+  if [[ $daemon_rc -ne 0 && $rc -eq 0 ]]; then rc=$daemon_rc; fi
+fi
 exit $rc

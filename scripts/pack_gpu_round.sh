@@ -13,18 +13,31 @@ binary="$build/tests/gpu/gpu_test"
 [[ -x "$binary" ]] || { echo "pack_gpu_round: no $binary (build target gpu_test first)" >&2; exit 1; }
 
 rm -rf "$dest"
-mkdir -p "$dest/bin" "$dest/lib"
-cp "$binary" "$dest/bin/"
-strip --strip-debug "$dest/bin/gpu_test"
+mkdir -p "$dest/bin" "$dest/lib" "$dest/scripts"
+# The daemon half of the round (scripts/daemon_round.sh) travels when its
+# binaries are built: the worker, the daemon and the CLI.
+binaries=("$binary")
+for optional in "$build/tests/gpu/daemon_round/gpu_daemon_worker" \
+                "$build/server/hummingd" "$build/ctl/hummingctl"; do
+  [[ -x "$optional" ]] && binaries+=("$optional")
+done
+cp scripts/daemon_round.sh "$dest/scripts/"
+
+for bin in "${binaries[@]}"; do
+  cp "$bin" "$dest/bin/"
+  strip --strip-debug "$dest/bin/$(basename "$bin")"
+done
 
 # name => path lines from ldd; the libraries every Linux host provides (and
 # must match its own glibc / driver) stay behind.
-ldd "$binary" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' |
+for bin in "${binaries[@]}"; do ldd "$bin"; done |
+awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' | sort -u |
 while read -r name path; do
   case "$name" in
     libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|libstdc++.so*|\
     libgcc_s.so*|ld-linux*|libcuda.so*|libnvrtc*) continue ;;
   esac
+  [[ -e "$dest/lib/$name" ]] && continue
   cp -L "$path" "$dest/lib/$name"
   strip --strip-unneeded "$dest/lib/$name" 2>/dev/null || true
 done
