@@ -77,6 +77,11 @@ struct RocksStoreOptions {
   std::string directory;
   int64_t max_bytes = int64_t{4} << 30;            // artifact bytes on disk
   int64_t memory_tier_bytes = int64_t{256} << 20;  // in-memory front tier
+  // Writes are refused (RESOURCE_EXHAUSTED) while the file system holding the
+  // directory has less free space than this plus a few times the write:
+  // RocksDB must never meet a full disk (the packaged build aborts on a
+  // failed write's assertion), and flushes and compactions need headroom.
+  int64_t min_free_disk_bytes = int64_t{128} << 20;
 };
 
 // Opens (creating if needed) the RocksDB store. FAILED_PRECONDITION with a

@@ -1,5 +1,7 @@
 #include "cache/rocks_store.h"
 
+#include <sys/statvfs.h>
+
 #include <algorithm>
 #include <chrono>
 #include <utility>
@@ -102,8 +104,26 @@ absl::Status RocksStore::Rocks(const rocksdb::Status& status,
   return FromRocksStatus(status, operation, options_.directory);
 }
 
+absl::Status RocksStore::CheckDiskSpace(size_t bytes,
+                                        std::string_view operation) const {
+  struct statvfs fs {};
+  if (statvfs(options_.directory.c_str(), &fs) != 0) {
+    return absl::OkStatus();  // cannot tell; let RocksDB report what it finds
+  }
+  const uint64_t free_bytes =
+      static_cast<uint64_t>(fs.f_bavail) * static_cast<uint64_t>(fs.f_frsize);
+  const uint64_t needed =
+      static_cast<uint64_t>(options_.min_free_disk_bytes) + 4 * uint64_t{bytes};
+  if (free_bytes >= needed) return absl::OkStatus();
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "cache: ", ToAbsl(operation), " refused: ", options_.directory, " has ",
+      free_bytes, " bytes free and keeps at least ", needed,
+      " (disk full?); the cache still serves what it holds"));
+}
+
 absl::Status RocksStore::Write(rocksdb::WriteBatch& batch, bool sync,
                                std::string_view operation) {
+  RETURN_IF_ERROR(CheckDiskSpace(batch.GetDataSize(), operation));
   rocksdb::WriteOptions write;
   write.sync = sync;
   return Rocks(db_->Write(write, &batch), operation);

@@ -75,6 +75,8 @@ class RocksStore final : public KernelStore {
   // --- shared helpers (rocks_store.cc) ------------------------------------
   absl::Status Write(rocksdb::WriteBatch& batch, bool sync,
                      std::string_view operation);
+  // RESOURCE_EXHAUSTED when the disk is too full for a write of `bytes`.
+  absl::Status CheckDiskSpace(size_t bytes, std::string_view operation) const;
   absl::Status Rocks(const rocksdb::Status& status,
                      std::string_view operation) const;
   // Deletes `key` if it still holds exactly `observed` (a concurrent Put may

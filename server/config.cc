@@ -41,6 +41,9 @@ std::vector<ConfigRow> DescribeConfig(const ServerConfig& c) {
       {"memory-cache-bytes", absl::StrCat(c.memory_cache_bytes),
        absl::StrCat(d.memory_cache_bytes), "[0, 1 TiB]",
        "in-memory front tier of the cache"},
+      {"min-free-disk-bytes", absl::StrCat(c.min_free_disk_bytes),
+       absl::StrCat(d.min_free_disk_bytes), "[0, 1 TiB]",
+       "cache writes stop (kernels are still served) below this free space"},
       {"max-weight-elements", absl::StrCat(c.max_weight_elements),
        absl::StrCat(d.max_weight_elements), "[1, 2^40]",
        "largest N*K a request may ask for"},
@@ -101,6 +104,10 @@ absl::Status ValidateConfig(const ServerConfig& c) {
     return s;
   if (absl::Status s =
           CheckRange("memory-cache-bytes", c.memory_cache_bytes, 0, kTiB);
+      !s.ok())
+    return s;
+  if (absl::Status s = CheckRange("min-free-disk-bytes",
+                                  c.min_free_disk_bytes, 0, kTiB);
       !s.ok())
     return s;
   if (absl::Status s = CheckRange("max-weight-elements", c.max_weight_elements,

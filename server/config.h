@@ -19,6 +19,7 @@ struct ServerConfig {
   int compile_threads = 0;  // 0 = number of cores
   int64_t max_cache_bytes = int64_t{4} << 30;
   int64_t memory_cache_bytes = int64_t{256} << 20;
+  int64_t min_free_disk_bytes = int64_t{128} << 20;
   int64_t max_weight_elements = int64_t{1} << 34;
   int negative_cache_seconds = 30;
   int shutdown_grace_seconds = 10;

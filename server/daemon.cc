@@ -34,6 +34,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(
   store_options.directory = config.cache_dir;
   store_options.max_bytes = config.max_cache_bytes;
   store_options.memory_tier_bytes = config.memory_cache_bytes;
+  store_options.min_free_disk_bytes = config.min_free_disk_bytes;
   ASSIGN_OR_RETURN(daemon->store_, OpenRocksStore(store_options));
 
   CompileSchedulerOptions pool_options;

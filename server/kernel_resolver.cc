@@ -71,6 +71,7 @@ CompileFunction KernelResolver::MakeCompileFunction(
     // lookup and our submission; never compile twice.
     absl::StatusOr<ArtifactPtr> stored = store_->GetArtifact(artifact_key);
     if (stored.ok() && *stored != nullptr) return *stored;
+    if (ArtifactPtr unstored = FindUnstored(artifact_key)) return unstored;
 
     ASSIGN_OR_RETURN(KernelSource source, GenerateStub(request, config));
     ASSIGN_OR_RETURN(CompiledKernel compiled,
@@ -102,6 +103,7 @@ CompileFunction KernelResolver::MakeCompileFunction(
       store_write_errors_.fetch_add(1, std::memory_order_relaxed);
       log::Error(absl::StrCat("event=cache_write_failed key=", artifact_key,
                               " error=\"", put.message(), "\""));
+      KeepUnstored(artifact_key, artifact);
     }
     return artifact;
   };
@@ -149,6 +151,9 @@ absl::StatusOr<PendingKernelSet> KernelResolver::Begin(
     PendingKernelSet::Artifact artifact;
     artifact.key = entry.artifact_key;
     ASSIGN_OR_RETURN(artifact.cached, store_->GetArtifact(entry.artifact_key));
+    if (artifact.cached == nullptr) {
+      artifact.cached = FindUnstored(entry.artifact_key);
+    }
     if (artifact.cached != nullptr) {
       artifact.outcome = v1::CACHE_OUTCOME_HIT;
     } else {
@@ -213,6 +218,20 @@ absl::StatusOr<v1::KernelSet> KernelResolver::Finish(
     kernel->set_registers(record->registers);
   }
   return set;
+}
+
+ArtifactPtr KernelResolver::FindUnstored(const std::string& key) {
+  absl::MutexLock lock(&unstored_mutex_);
+  auto it = unstored_.find(key);
+  return it == unstored_.end() ? nullptr : it->second;
+}
+
+void KernelResolver::KeepUnstored(const std::string& key,
+                                  ArtifactPtr artifact) {
+  constexpr size_t kMaxUnstored = 256;
+  absl::MutexLock lock(&unstored_mutex_);
+  if (unstored_.size() >= kMaxUnstored) unstored_.clear();
+  unstored_[key] = std::move(artifact);
 }
 
 ResolverCounters KernelResolver::Counters() const {

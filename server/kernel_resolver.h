@@ -10,7 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "cache/kernel_store.h"
 #include "hummingd/v1/kernel_service.pb.h"
@@ -61,8 +63,17 @@ class KernelResolver {
                                       const KernelConfig& config,
                                       const std::string& artifact_key);
 
+  // Artifacts compiled while the store refused writes (disk full): served
+  // from here so that a full disk costs one compile per kernel, not one per
+  // request. Bounded; cleared when full.
+  ArtifactPtr FindUnstored(const std::string& key);
+  void KeepUnstored(const std::string& key, ArtifactPtr artifact);
+
   KernelStore* const store_;
   CompileScheduler* const scheduler_;
+  absl::Mutex unstored_mutex_;
+  absl::flat_hash_map<std::string, ArtifactPtr> unstored_
+      ABSL_GUARDED_BY(unstored_mutex_);
   std::atomic<int64_t> compiles_{0};
   std::atomic<int64_t> store_write_errors_{0};
 };

@@ -30,6 +30,8 @@ ABSL_FLAG(int, compile_threads, kDefaults.compile_threads,
           "NVRTC compile pool size (0 = number of cores)");
 ABSL_FLAG(int64_t, max_cache_bytes, kDefaults.max_cache_bytes,
           "bound on stored artifact bytes (LRU eviction)");
+ABSL_FLAG(int64_t, min_free_disk_bytes, kDefaults.min_free_disk_bytes,
+          "cache writes stop (kernels are still served) below this free space");
 ABSL_FLAG(int64_t, memory_cache_bytes, kDefaults.memory_cache_bytes,
           "in-memory front tier size in bytes");
 ABSL_FLAG(int64_t, max_weight_elements, kDefaults.max_weight_elements,
@@ -66,6 +68,7 @@ int main(int argc, char** argv) {
   config.compile_threads = absl::GetFlag(FLAGS_compile_threads);
   config.max_cache_bytes = absl::GetFlag(FLAGS_max_cache_bytes);
   config.memory_cache_bytes = absl::GetFlag(FLAGS_memory_cache_bytes);
+  config.min_free_disk_bytes = absl::GetFlag(FLAGS_min_free_disk_bytes);
   config.max_weight_elements = absl::GetFlag(FLAGS_max_weight_elements);
   config.negative_cache_seconds = absl::GetFlag(FLAGS_negative_cache_seconds);
   config.shutdown_grace_seconds = absl::GetFlag(FLAGS_shutdown_grace_seconds);
