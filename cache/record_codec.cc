@@ -90,25 +90,66 @@ absl::StatusOr<ArtifactSummary> DecodeArtifactSummary(std::string_view value) {
   return summary;
 }
 
+namespace {
+
+void EncodePlanEntry(ByteWriter& w, const PlanRecordEntry& entry) {
+  w.Bytes(entry.role);
+  w.I64(entry.m_min);
+  w.I64(entry.m_max);
+  w.Bytes(entry.artifact_key);
+  w.U8(static_cast<uint8_t>(entry.config.family));
+  w.Bytes(entry.config.skeleton);
+  w.Bytes(entry.config.text);
+  w.I64(entry.config.threads_per_block);
+  w.I64(entry.config.dynamic_shared_memory);
+  w.I64(entry.launch.block_x);
+  w.I64(entry.launch.grid_x);
+  w.I64(entry.launch.grid_y);
+  w.I64(entry.launch.grid_z);
+  w.I64(entry.launch.m_per_block_x);
+  w.I64(entry.launch.dynamic_shared_memory);
+}
+
+void DecodePlanEntry(ByteReader& reader, PlanRecordEntry& entry) {
+  uint8_t family = 0;
+  reader.String(&entry.role);
+  reader.I64(&entry.m_min);
+  reader.I64(&entry.m_max);
+  reader.String(&entry.artifact_key);
+  reader.U8(&family);
+  entry.config.family = static_cast<KernelFamily>(family);
+  reader.String(&entry.config.skeleton);
+  reader.String(&entry.config.text);
+  reader.I32(&entry.config.threads_per_block);
+  reader.I32(&entry.config.dynamic_shared_memory);
+  reader.I32(&entry.launch.block_x);
+  reader.I64(&entry.launch.grid_x);
+  reader.I64(&entry.launch.grid_y);
+  reader.I64(&entry.launch.grid_z);
+  reader.I64(&entry.launch.m_per_block_x);
+  reader.I32(&entry.launch.dynamic_shared_memory);
+}
+
+// Each entry takes well over 64 bytes; a count beyond that is garbage and
+// must not drive a huge allocation.
+bool DecodePlanEntries(ByteReader& reader, size_t payload_bytes,
+                       std::vector<PlanRecordEntry>& entries) {
+  uint32_t count = 0;
+  reader.U32(&count);
+  if (!reader.ok() || count > payload_bytes / 64) return false;
+  entries.resize(count);
+  for (PlanRecordEntry& entry : entries) DecodePlanEntry(reader, entry);
+  return reader.ok();
+}
+
+}  // namespace
+
 std::string EncodePlanValue(const PlanRecord& record) {
   ValueBuilder builder(ValueType::kPlan);
   ByteWriter& w = builder.writer();
-  w.U32(static_cast<uint32_t>(record.entries.size()));
-  for (const PlanRecordEntry& entry : record.entries) {
-    w.I64(entry.m_min);
-    w.I64(entry.m_max);
-    w.Bytes(entry.artifact_key);
-    w.U8(static_cast<uint8_t>(entry.config.family));
-    w.Bytes(entry.config.skeleton);
-    w.Bytes(entry.config.text);
-    w.I64(entry.config.threads_per_block);
-    w.I64(entry.config.dynamic_shared_memory);
-    w.I64(entry.launch.block_x);
-    w.I64(entry.launch.grid_x);
-    w.I64(entry.launch.grid_y);
-    w.I64(entry.launch.grid_z);
-    w.I64(entry.launch.m_per_block_x);
-    w.I64(entry.launch.dynamic_shared_memory);
+  for (const auto* entries : {&record.entries, &record.prepare}) {
+    w.U32(static_cast<uint32_t>(entries->size()));
+    for (const PlanRecordEntry& entry : *entries) EncodePlanEntry(w, entry);
   }
   w.Bytes(record.description);
   return std::move(builder).Seal();
@@ -119,31 +160,9 @@ absl::StatusOr<PlanRecord> DecodePlanValue(std::string_view value) {
                    OpenValue(ValueType::kPlan, value));
   ByteReader reader(payload);
   PlanRecord record;
-  uint32_t count = 0;
-  reader.U32(&count);
-  // Each entry takes well over 64 bytes; a count beyond that is garbage and
-  // must not drive a huge allocation.
-  if (!reader.ok() || count > payload.size() / 64) {
+  if (!DecodePlanEntries(reader, payload.size(), record.entries) ||
+      !DecodePlanEntries(reader, payload.size(), record.prepare)) {
     return Undecodable("plan");
-  }
-  record.entries.resize(count);
-  for (PlanRecordEntry& entry : record.entries) {
-    uint8_t family = 0;
-    reader.I64(&entry.m_min);
-    reader.I64(&entry.m_max);
-    reader.String(&entry.artifact_key);
-    reader.U8(&family);
-    entry.config.family = static_cast<KernelFamily>(family);
-    reader.String(&entry.config.skeleton);
-    reader.String(&entry.config.text);
-    reader.I32(&entry.config.threads_per_block);
-    reader.I32(&entry.config.dynamic_shared_memory);
-    reader.I32(&entry.launch.block_x);
-    reader.I64(&entry.launch.grid_x);
-    reader.I64(&entry.launch.grid_y);
-    reader.I64(&entry.launch.grid_z);
-    reader.I64(&entry.launch.m_per_block_x);
-    reader.I32(&entry.launch.dynamic_shared_memory);
   }
   reader.String(&record.description);
   if (!reader.AtEnd()) return Undecodable("plan");

@@ -27,6 +27,9 @@ struct ArtifactRecord {
 };
 
 struct PlanRecordEntry {
+  // "" for a kernel of the M-range table; otherwise what a kernel run once,
+  // when a layer's weights are prepared, does ("repack").
+  std::string role;
   int64_t m_min = 1;
   int64_t m_max = 1;
   std::string artifact_key;
@@ -37,7 +40,8 @@ struct PlanRecordEntry {
 };
 
 struct PlanRecord {
-  std::vector<PlanRecordEntry> entries;
+  std::vector<PlanRecordEntry> entries;  // the M-range table
+  std::vector<PlanRecordEntry> prepare;  // weight-preparation kernels
   std::string description;
 
   bool operator==(const PlanRecord&) const = default;

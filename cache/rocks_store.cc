@@ -46,9 +46,12 @@ int64_t Charge(const ArtifactRecord& record) {
 
 int64_t Charge(const PlanRecord& record) {
   int64_t charge = sizeof(PlanRecord) + record.description.size();
-  for (const PlanRecordEntry& entry : record.entries) {
-    charge += sizeof(PlanRecordEntry) + entry.artifact_key.size() +
-              entry.config.skeleton.size() + entry.config.text.size();
+  for (const auto* entries : {&record.entries, &record.prepare}) {
+    for (const PlanRecordEntry& entry : *entries) {
+      charge += sizeof(PlanRecordEntry) + entry.role.size() +
+                entry.artifact_key.size() + entry.config.skeleton.size() +
+                entry.config.text.size();
+    }
   }
   return charge;
 }

@@ -132,17 +132,27 @@ int RunGetCommand(const CtlContext& context,
                                   "entry", "bytes", "outcome", "compile_ms",
                                   "artifact");
   std::map<std::string, std::string> cubins;
-  for (const v1::Kernel& kernel : set.kernels()) {
-    if (!kernel.cubin().empty()) cubins[kernel.artifact_key()] = kernel.cubin();
+  for (const auto* kernels : {&set.kernels(), &set.prepare()}) {
+    for (const v1::Kernel& kernel : *kernels) {
+      if (!kernel.cubin().empty()) {
+        cubins[kernel.artifact_key()] = kernel.cubin();
+      }
+    }
   }
-  for (const v1::Kernel& kernel : set.kernels()) {
+  auto print_row = [&](const v1::Kernel& kernel, const std::string& range) {
     const auto cubin = cubins.find(kernel.artifact_key());
     const size_t bytes = cubin == cubins.end() ? 0 : cubin->second.size();
     *context.out << absl::StrFormat(
-        "%-18s %-22s %9d %-13s %11.1f  %s\n",
-        RangeText(kernel.m_min(), kernel.m_max()), kernel.entry(), bytes,
+        "%-18s %-22s %9d %-13s %11.1f  %s\n", range, kernel.entry(), bytes,
         OutcomeName(kernel.outcome()), kernel.compile_ms(),
         kernel.artifact_key().substr(0, 16));
+  };
+  for (const v1::Kernel& kernel : set.kernels()) {
+    print_row(kernel, RangeText(kernel.m_min(), kernel.m_max()));
+  }
+  // Kernels run once when weights are prepared (e.g. the GEMM repack).
+  for (const v1::Kernel& kernel : set.prepare()) {
+    print_row(kernel, "prepare:" + kernel.role());
   }
   if (parsed->Has("out")) {
     const std::filesystem::path out_dir(parsed->Get("out"));

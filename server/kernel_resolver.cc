@@ -39,6 +39,18 @@ std::string ArtifactKeyFor(const KernelRequest& request,
   return ArtifactKey(inputs);
 }
 
+// The kernels a family runs once when a layer's weights are prepared (not
+// part of the M-range table). The dequant family has none.
+struct PreparePlanEntry {
+  std::string role;
+  PlanEntry entry;
+};
+
+absl::StatusOr<std::vector<PreparePlanEntry>> PlanPrepareKernels(
+    const KernelRequest& request) {
+  return std::vector<PreparePlanEntry>();
+}
+
 }  // namespace
 
 KernelResolver::KernelResolver(KernelStore* store, CompileScheduler* scheduler)
@@ -47,17 +59,26 @@ KernelResolver::KernelResolver(KernelStore* store, CompileScheduler* scheduler)
 absl::StatusOr<PlanRecord> KernelResolver::BuildPlanRecord(
     const KernelRequest& request, const std::string& canonical_spec) {
   ASSIGN_OR_RETURN(Plan plan, PlanKernels(request));
+  ASSIGN_OR_RETURN(std::vector<PreparePlanEntry> prepare,
+                   PlanPrepareKernels(request));
   PlanRecord record;
   record.description = Describe(request, canonical_spec);
-  for (const PlanEntry& entry : plan.entries) {
+  auto to_record = [&](const PlanEntry& entry, std::string role) {
     PlanRecordEntry record_entry;
+    record_entry.role = std::move(role);
     record_entry.m_min = entry.m_min;
     record_entry.m_max = entry.m_max;
     record_entry.artifact_key =
         ArtifactKeyFor(request, canonical_spec, entry.config);
     record_entry.config = entry.config;
     record_entry.launch = entry.launch;
-    record.entries.push_back(std::move(record_entry));
+    return record_entry;
+  };
+  for (const PlanEntry& entry : plan.entries) {
+    record.entries.push_back(to_record(entry, ""));
+  }
+  for (const PreparePlanEntry& entry : prepare) {
+    record.prepare.push_back(to_record(entry.entry, entry.role));
   }
   return record;
 }
@@ -129,9 +150,11 @@ absl::StatusOr<PendingKernelSet> KernelResolver::Begin(
   if (cached_plan.has_value()) {
     pending.plan = *std::move(cached_plan);
     pending.plan_cached = true;
-    for (PlanRecordEntry& entry : pending.plan.entries) {
-      entry.artifact_key =
-          ArtifactKeyFor(request, pending.canonical_spec, entry.config);
+    for (auto* entries : {&pending.plan.entries, &pending.plan.prepare}) {
+      for (PlanRecordEntry& entry : *entries) {
+        entry.artifact_key =
+            ArtifactKeyFor(request, pending.canonical_spec, entry.config);
+      }
     }
   } else {
     ASSIGN_OR_RETURN(pending.plan,
@@ -146,7 +169,12 @@ absl::StatusOr<PendingKernelSet> KernelResolver::Begin(
   }
 
   absl::flat_hash_map<std::string, int> seen;
-  for (const PlanRecordEntry& entry : pending.plan.entries) {
+  std::vector<const PlanRecordEntry*> all_entries;
+  for (const auto* entries : {&pending.plan.entries, &pending.plan.prepare}) {
+    for (const PlanRecordEntry& entry : *entries) all_entries.push_back(&entry);
+  }
+  for (const PlanRecordEntry* entry_pointer : all_entries) {
+    const PlanRecordEntry& entry = *entry_pointer;
     if (!seen.emplace(entry.artifact_key, 0).second) continue;
     PendingKernelSet::Artifact artifact;
     artifact.key = entry.artifact_key;
@@ -196,9 +224,9 @@ absl::StatusOr<v1::KernelSet> KernelResolver::Finish(
   set.set_canonical_spec(pending.canonical_spec);
   set.set_plan_cached(pending.plan_cached);
   absl::flat_hash_map<std::string, int> cubin_sent;
-  for (const PlanRecordEntry& entry : pending.plan.entries) {
+  auto fill = [&](const PlanRecordEntry& entry, v1::Kernel* kernel) {
     const auto& [record, outcome] = artifacts.at(entry.artifact_key);
-    v1::Kernel* kernel = set.add_kernels();
+    kernel->set_role(entry.role);
     kernel->set_m_min(entry.m_min);
     kernel->set_m_max(entry.m_max);
     kernel->set_artifact_key(entry.artifact_key);
@@ -216,6 +244,12 @@ absl::StatusOr<v1::KernelSet> KernelResolver::Finish(
     kernel->set_toolchain(record->toolchain);
     kernel->set_config(entry.config.text);
     kernel->set_registers(record->registers);
+  };
+  for (const PlanRecordEntry& entry : pending.plan.entries) {
+    fill(entry, set.add_kernels());
+  }
+  for (const PlanRecordEntry& entry : pending.plan.prepare) {
+    fill(entry, set.add_prepare());
   }
   return set;
 }

@@ -69,11 +69,14 @@ grpc::Status KernelServiceImpl::CompleteGetKernels(
 
   // The memo answers later asks for the same bytes as hits.
   auto memoized = std::make_shared<MemoizedKernelSet>();
-  for (v1::Kernel& kernel : *message.mutable_kernel_set()->mutable_kernels()) {
-    kernel.set_outcome(v1::CACHE_OUTCOME_HIT);
-    if (memoized->artifact_keys.empty() ||
-        memoized->artifact_keys.back() != kernel.artifact_key()) {
-      memoized->artifact_keys.push_back(kernel.artifact_key());
+  for (auto* kernels : {message.mutable_kernel_set()->mutable_kernels(),
+                        message.mutable_kernel_set()->mutable_prepare()}) {
+    for (v1::Kernel& kernel : *kernels) {
+      kernel.set_outcome(v1::CACHE_OUTCOME_HIT);
+      if (memoized->artifact_keys.empty() ||
+          memoized->artifact_keys.back() != kernel.artifact_key()) {
+        memoized->artifact_keys.push_back(kernel.artifact_key());
+      }
     }
   }
   message.mutable_kernel_set()->set_plan_cached(true);

@@ -89,6 +89,12 @@ inline PlanRecord RandomPlan(std::mt19937_64& rng, int entries) {
     entry.launch.m_per_block_x = static_cast<int64_t>(rng() % 256);
     entry.launch.dynamic_shared_memory = entry.config.dynamic_shared_memory;
   }
+  // A weight-preparation kernel, as GEMM plans carry.
+  PlanRecordEntry& repack = plan.prepare.emplace_back(plan.entries.front());
+  repack.role = "repack";
+  repack.artifact_key = RandomText(rng, 64);
+  repack.config.skeleton = "repack";
+  repack.launch.m_per_block_x = 0;
   plan.description = "plan " + RandomText(rng, 20);
   return plan;
 }

@@ -64,12 +64,12 @@ TEST(PlanKeyTest, SameInputsGiveSameKey) {
 // schema documented in cache/README.md.)
 TEST(PlanKeyTest, GoldenValue) {
   EXPECT_EQ(PlanKey(BasePlanInputs()),
-            "774ef9112c936a4cdb13a26b5cc804a4e12707a25723ce9dccf07e773a4428d1");
+            "579da6a59e0b3d3f9d6031d99abba7e1181ed24288401f18b51ee394f8595e21");
 }
 
 TEST(ArtifactKeyTest, GoldenValue) {
   EXPECT_EQ(ArtifactKey(BaseArtifactInputs()),
-            "0bf9fd5c9803e04ab2366cb053b4195ebf8cc2821ca3b501d4299fe74e11de24");
+            "7c507c195adb2a81065ca33e7b4a8f3450bf779f92f54c05acc3cf2d287b7963");
 }
 
 TEST(PlanKeyTest, EveryFieldChangesTheKey) {
