@@ -223,6 +223,10 @@ absl::StatusOr<v1::KernelSet> KernelResolver::Finish(
   set.set_plan_key(pending.plan_key);
   set.set_canonical_spec(pending.canonical_spec);
   set.set_plan_cached(pending.plan_cached);
+  *set.mutable_shape() = KernelRequestToProto(pending.request).shape();
+  set.set_family(pending.request.family == KernelFamily::kDequant
+                     ? v1::KERNEL_FAMILY_DEQUANT
+                     : v1::KERNEL_FAMILY_GEMM);
   absl::flat_hash_map<std::string, int> cubin_sent;
   auto fill = [&](const PlanRecordEntry& entry, v1::Kernel* kernel) {
     const auto& [record, outcome] = artifacts.at(entry.artifact_key);

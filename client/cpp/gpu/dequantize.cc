@@ -73,29 +73,9 @@ absl::Status Dequantize(const LoadedKernelSet& set,
           ? nullptr
           : reinterpret_cast<const float*>(buffers.secondary_scale);
   args.output = reinterpret_cast<void*>(buffers.output);
-  void* params[] = {&args};
-
   // A dequant grid covers the (N, K) matrix and ignores M, so every range
   // launches the same way; the first one stands for all.
-  const LoadedKernel& kernel = set.kernels().front();
-  CUlaunchConfig config = {};
-  config.gridDimX = static_cast<unsigned int>(kernel.grid_x);
-  config.gridDimY = kernel.grid_y;
-  config.gridDimZ = kernel.grid_z;
-  config.blockDimX = kernel.block_x;
-  config.blockDimY = 1;
-  config.blockDimZ = 1;
-  config.sharedMemBytes = kernel.dynamic_shared_memory;
-  config.hStream = stream;
-  config.attrs = nullptr;
-  config.numAttrs = 0;
-  const CUresult result = set.driver().cuLaunchKernelEx(
-      &config, kernel.artifact->function, params, nullptr);
-  if (result != CUDA_SUCCESS) {
-    return CudaStatus(
-        result, absl::StrCat("cuLaunchKernelEx(", kernel.artifact->entry, ")"));
-  }
-  return absl::OkStatus();
+  return LaunchKernel(set, set.kernels().front(), /*m=*/1, &args, stream);
 }
 
 }  // namespace hummingd::gpu

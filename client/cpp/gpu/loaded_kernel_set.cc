@@ -147,6 +147,53 @@ int64_t ArtifactCache::loads() const {
   return loads_;
 }
 
+namespace {
+
+// Checks one kernel's launch parameters and loads its artifact.
+absl::StatusOr<LoadedKernel> LoadOne(
+    const v1::Kernel& kernel, const std::string& field,
+    const absl::flat_hash_map<std::string, const std::string*>& cubins,
+    ArtifactCache& cache, const CudaDevice& device) {
+  const v1::LaunchParams& launch = kernel.launch();
+  constexpr int64_t kMaxGrid = std::numeric_limits<int32_t>::max();
+  const int64_t grid_y = launch.grid_y() == 0 ? 1 : launch.grid_y();
+  const int64_t grid_z = launch.grid_z() == 0 ? 1 : launch.grid_z();
+  if (launch.block_x() <= 0 || launch.grid_x() <= 0 ||
+      launch.grid_x() > kMaxGrid || grid_y < 1 || grid_y > 65535 ||
+      grid_z < 1 || grid_z > 65535 || launch.m_per_block_x() < 0 ||
+      launch.dynamic_shared_memory() < 0 ||
+      launch.workspace_bytes_per_m_block() < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(field,
+                     ".launch: block and grid must be positive and within the "
+                     "device limits (block_x=",
+                     launch.block_x(), ", grid=", launch.grid_x(), "x", grid_y,
+                     "x", grid_z, ")"));
+  }
+  static const std::string kNoCubin;
+  auto cubin = cubins.find(kernel.artifact_key());
+  ASSIGN_OR_RETURN(
+      std::shared_ptr<const LoadedArtifact> artifact,
+      cache.GetOrLoad(kernel, cubin == cubins.end() ? kNoCubin : *cubin->second,
+                      device));
+  LoadedKernel entry;
+  entry.role = kernel.role();
+  entry.m_min = kernel.m_min();
+  entry.m_max = kernel.m_max();
+  entry.artifact = std::move(artifact);
+  entry.block_x = static_cast<unsigned int>(launch.block_x());
+  entry.grid_x = launch.grid_x();
+  entry.grid_y = static_cast<unsigned int>(grid_y);
+  entry.grid_z = static_cast<unsigned int>(grid_z);
+  entry.m_per_block_x = launch.m_per_block_x();
+  entry.dynamic_shared_memory =
+      static_cast<unsigned int>(launch.dynamic_shared_memory());
+  entry.workspace_bytes_per_m_block = launch.workspace_bytes_per_m_block();
+  return entry;
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<LoadedKernelSet>> LoadedKernelSet::Load(
     const v1::KernelSet& set, ArtifactCache& cache) {
   ASSIGN_OR_RETURN(const CudaDriverApi* api, CudaDriver());
@@ -167,9 +214,11 @@ absl::StatusOr<std::unique_ptr<LoadedKernelSet>> LoadedKernelSet::Load(
 
   // Each cubin travels once, in the first kernel that uses it.
   absl::flat_hash_map<std::string, const std::string*> cubins;
-  for (const v1::Kernel& kernel : set.kernels()) {
-    if (!kernel.cubin().empty()) {
-      cubins.emplace(kernel.artifact_key(), &kernel.cubin());
+  for (const auto* kernels : {&set.kernels(), &set.prepare()}) {
+    for (const v1::Kernel& kernel : *kernels) {
+      if (!kernel.cubin().empty()) {
+        cubins.emplace(kernel.artifact_key(), &kernel.cubin());
+      }
     }
   }
 
@@ -177,7 +226,8 @@ absl::StatusOr<std::unique_ptr<LoadedKernelSet>> LoadedKernelSet::Load(
   loaded->driver_ = api;
   loaded->device_ = std::move(device);
   loaded->spec_ = *spec;
-  const std::string kNoCubin;
+  loaded->n_ = set.shape().n();
+  loaded->k_ = set.shape().k();
   for (int i = 0; i < set.kernels_size(); ++i) {
     const v1::Kernel& kernel = set.kernels(i);
     const std::string field = absl::StrCat("kernel_set.kernels[", i, "]");
@@ -188,39 +238,20 @@ absl::StatusOr<std::unique_ptr<LoadedKernelSet>> LoadedKernelSet::Load(
           field, ": M ranges must be sorted, contiguous and start at 1 (got [",
           kernel.m_min(), ", ", kernel.m_max(), "])"));
     }
-    const v1::LaunchParams& launch = kernel.launch();
-    constexpr int64_t kMaxGrid = std::numeric_limits<int32_t>::max();
-    const int64_t grid_y = launch.grid_y() == 0 ? 1 : launch.grid_y();
-    const int64_t grid_z = launch.grid_z() == 0 ? 1 : launch.grid_z();
-    if (launch.block_x() <= 0 || launch.grid_x() <= 0 ||
-        launch.grid_x() > kMaxGrid || grid_y < 1 || grid_y > 65535 ||
-        grid_z < 1 || grid_z > 65535 || launch.m_per_block_x() < 0 ||
-        launch.dynamic_shared_memory() < 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          field,
-          ".launch: block and grid must be positive and within the "
-          "device limits (block_x=",
-          launch.block_x(), ", grid=", launch.grid_x(), "x", grid_y, "x",
-          grid_z, ")"));
-    }
-    auto cubin = cubins.find(kernel.artifact_key());
-    ASSIGN_OR_RETURN(
-        std::shared_ptr<const LoadedArtifact> artifact,
-        cache.GetOrLoad(kernel,
-                        cubin == cubins.end() ? kNoCubin : *cubin->second,
-                        loaded->device_));
-    LoadedKernel entry;
-    entry.m_min = kernel.m_min();
-    entry.m_max = kernel.m_max();
-    entry.artifact = std::move(artifact);
-    entry.block_x = static_cast<unsigned int>(launch.block_x());
-    entry.grid_x = launch.grid_x();
-    entry.grid_y = static_cast<unsigned int>(grid_y);
-    entry.grid_z = static_cast<unsigned int>(grid_z);
-    entry.m_per_block_x = launch.m_per_block_x();
-    entry.dynamic_shared_memory =
-        static_cast<unsigned int>(launch.dynamic_shared_memory());
+    ASSIGN_OR_RETURN(LoadedKernel entry,
+                     LoadOne(kernel, field, cubins, cache, loaded->device_));
     loaded->kernels_.push_back(std::move(entry));
+  }
+  for (int i = 0; i < set.prepare_size(); ++i) {
+    const v1::Kernel& kernel = set.prepare(i);
+    const std::string field = absl::StrCat("kernel_set.prepare[", i, "]");
+    if (kernel.role().empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, ".role: must name what the kernel prepares"));
+    }
+    ASSIGN_OR_RETURN(LoadedKernel entry,
+                     LoadOne(kernel, field, cubins, cache, loaded->device_));
+    loaded->prepare_.push_back(std::move(entry));
   }
   return loaded;
 }
@@ -235,6 +266,44 @@ absl::StatusOr<const LoadedKernel*> LoadedKernelSet::ForM(int64_t m) const {
                      kernels_.front().m_min, ", ", kernels_.back().m_max, "]"));
   }
   return &*std::prev(it);
+}
+
+absl::StatusOr<const LoadedKernel*> LoadedKernelSet::Prepare(
+    absl::string_view role) const {
+  for (const LoadedKernel& kernel : prepare_) {
+    if (kernel.role == role) return &kernel;
+  }
+  return absl::NotFoundError(
+      absl::StrCat("kernel_set: no prepare kernel with role '", role, "'"));
+}
+
+absl::Status LaunchKernel(const LoadedKernelSet& set,
+                          const LoadedKernel& kernel, int64_t m, void* args,
+                          CUstream stream) {
+  const int64_t grid_x = kernel.GridX(m);
+  if (grid_x <= 0 || grid_x > std::numeric_limits<int32_t>::max()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("m: ", m, " gives a grid of ", grid_x, " blocks"));
+  }
+  void* params[] = {args};
+  CUlaunchConfig config = {};
+  config.gridDimX = static_cast<unsigned int>(grid_x);
+  config.gridDimY = kernel.grid_y;
+  config.gridDimZ = kernel.grid_z;
+  config.blockDimX = kernel.block_x;
+  config.blockDimY = 1;
+  config.blockDimZ = 1;
+  config.sharedMemBytes = kernel.dynamic_shared_memory;
+  config.hStream = stream;
+  config.attrs = nullptr;
+  config.numAttrs = 0;
+  const CUresult result = set.driver().cuLaunchKernelEx(
+      &config, kernel.artifact->function, params, nullptr);
+  if (result != CUDA_SUCCESS) {
+    return CudaStatus(
+        result, absl::StrCat("cuLaunchKernelEx(", kernel.artifact->entry, ")"));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace hummingd::gpu

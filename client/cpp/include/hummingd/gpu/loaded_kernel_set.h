@@ -20,6 +20,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "hummingd/gpu/cuda_driver.h"
 #include "hummingd/v1/kernel_service.pb.h"
@@ -66,8 +67,9 @@ class ArtifactCache {
   int64_t loads_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
-// One M range, ready to launch.
+// One M range (or one weight-preparation kernel), ready to launch.
 struct LoadedKernel {
+  std::string role;  // "" for M-range kernels; e.g. "repack" for prepare
   int64_t m_min = 0;
   int64_t m_max = 0;  // inclusive
   std::shared_ptr<const LoadedArtifact> artifact;
@@ -77,6 +79,13 @@ struct LoadedKernel {
   unsigned int grid_z = 1;
   int64_t m_per_block_x = 0;
   unsigned int dynamic_shared_memory = 0;
+  // Split-K workspace: a launch for M tokens needs
+  // GridX(M) * workspace_bytes_per_m_block bytes (0 = none).
+  int64_t workspace_bytes_per_m_block = 0;
+
+  int64_t WorkspaceBytes(int64_t m) const {
+    return GridX(m) * workspace_bytes_per_m_block;
+  }
 
   // grid_x for `m` tokens (LaunchParams: grid_x * ceil(M / m_per_block_x)
   // when m_per_block_x > 0).
@@ -99,8 +108,16 @@ class LoadedKernelSet {
   // The kernel whose range holds `m`; OUT_OF_RANGE outside the table.
   absl::StatusOr<const LoadedKernel*> ForM(int64_t m) const;
 
+  // The weight-preparation kernel with `role`; NOT_FOUND when the set has
+  // none (e.g. dequant sets).
+  absl::StatusOr<const LoadedKernel*> Prepare(absl::string_view role) const;
+
   const std::vector<LoadedKernel>& kernels() const { return kernels_; }
+  const std::vector<LoadedKernel>& prepare() const { return prepare_; }
   const QuantSpec& spec() const { return spec_; }
+  // N and K of the layer (KernelSet.shape); 0 when the set does not say.
+  int64_t n() const { return n_; }
+  int64_t k() const { return k_; }
   const CudaDevice& device() const { return device_; }
   const CudaDriverApi& driver() const { return *driver_; }
 
@@ -110,7 +127,17 @@ class LoadedKernelSet {
   const CudaDriverApi* driver_ = nullptr;
   CudaDevice device_;
   QuantSpec spec_;
+  int64_t n_ = 0;
+  int64_t k_ = 0;
   std::vector<LoadedKernel> kernels_;  // sorted, contiguous ranges
+  std::vector<LoadedKernel> prepare_;
 };
+
+// Enqueues `kernel` for `m` tokens with one kernel-parameter struct (the
+// kernels take their arguments as a single struct). Allocates nothing and
+// never synchronizes.
+absl::Status LaunchKernel(const LoadedKernelSet& set,
+                          const LoadedKernel& kernel, int64_t m, void* args,
+                          CUstream stream);
 
 }  // namespace hummingd::gpu
