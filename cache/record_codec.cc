@@ -108,6 +108,8 @@ void EncodePlanEntry(ByteWriter& w, const PlanRecordEntry& entry) {
   w.I64(entry.launch.grid_z);
   w.I64(entry.launch.m_per_block_x);
   w.I64(entry.launch.dynamic_shared_memory);
+  w.I64(entry.launch.workspace_bytes_per_m_block);
+  w.I64(entry.launch.counter_bytes_per_m_block);
 }
 
 void DecodePlanEntry(ByteReader& reader, PlanRecordEntry& entry) {
@@ -128,6 +130,8 @@ void DecodePlanEntry(ByteReader& reader, PlanRecordEntry& entry) {
   reader.I64(&entry.launch.grid_z);
   reader.I64(&entry.launch.m_per_block_x);
   reader.I32(&entry.launch.dynamic_shared_memory);
+  reader.I64(&entry.launch.workspace_bytes_per_m_block);
+  reader.I64(&entry.launch.counter_bytes_per_m_block);
 }
 
 // Each entry takes well over 64 bytes; a count beyond that is garbage and

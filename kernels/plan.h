@@ -43,6 +43,14 @@ struct LaunchParams {
   int64_t grid_z = 1;
   int64_t m_per_block_x = 0;
   int dynamic_shared_memory = 0;
+  // GEMM split-K (grid_z > 1) only, 0 otherwise. A launch for M tokens
+  // needs grid_x(M) * workspace_bytes_per_m_block bytes of fp32 workspace
+  // (any contents) and grid_x(M) * counter_bytes_per_m_block bytes of u32
+  // counters, zeroed once at allocation (GemmWorkspaceBytes /
+  // GemmCounterBytes in kernels/gemm_config.h; layout in
+  // kernels/device/schedule/split_k.cuh).
+  int64_t workspace_bytes_per_m_block = 0;
+  int64_t counter_bytes_per_m_block = 0;
 
   bool operator==(const LaunchParams&) const = default;
 };

@@ -1,5 +1,6 @@
 #include "kernels/planner.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -7,6 +8,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "kernels/gemm_config.h"
 #include "kernels/layer_shape.h"
 #include "kernels/plan.h"
 
@@ -49,15 +52,209 @@ absl::StatusOr<Plan> PlanDequant(const KernelRequest& request) {
   return plan;
 }
 
+// ---- GEMM (WNA16, dense) ----
+
+// Used when the request does not say (0): typical parts of each arch.
+int DefaultSmCount(const GpuTarget& gpu) {
+  if (gpu.sm >= 90) return 132;
+  switch (gpu.sm) {
+    case 75:
+      return 40;
+    case 86:
+      return 84;
+    case 87:
+      return 16;
+    case 89:
+      return 128;
+    default:
+      return 108;
+  }
+}
+
+int DefaultSharedOptin(const GpuTarget& gpu) {
+  if (gpu.sm >= 90 && gpu.sm < 120) return 232448;
+  switch (gpu.sm) {
+    case 75:
+      return 65536;
+    case 80:
+    case 87:
+      return 166912;
+    default:
+      return 101376;
+  }
+}
+
+// The M ranges of every GEMM plan and the tile family serving each: small M
+// streams weights with one m16 row of fragments per warp; larger M reuses
+// each decoded weight fragment over more rows.
+struct GemmRange {
+  int64_t m_min;
+  int64_t m_max;
+  int block_m;
+  int warps_m;
+  bool wide;                // BN up to 128 with 4 warps along N, else BN <= 64
+  int split_target_factor;  // aim for factor * SMs blocks at m_min
+};
+
+constexpr GemmRange kGemmRanges[] = {
+    {1, 16, 16, 1, false, 4},
+    {17, 64, 64, 2, false, 4},
+    {65, 256, 128, 2, true, 2},
+    {257, 1024, 128, 2, true, 1},
+    {1025, kDefaultMaxM, 128, 2, true, 0},
+};
+
+absl::StatusOr<GemmTileConfig> ChooseGemmTile(const GemmRange& range,
+                                              const QuantSpec& spec,
+                                              const LayerShape& shape,
+                                              int smem_limit) {
+  GemmTileConfig tile;
+  tile.block_m = range.block_m;
+  tile.warps_m = range.warps_m;
+  tile.block_k = (range.block_m == 16 && shape.k % 128 == 0) ? 128 : 64;
+  const int bn_options[] = {128, 64, 32, 16};
+  tile.block_n = 0;
+  for (int bn : bn_options) {
+    if (!range.wide && bn > 64) continue;
+    if (shape.n % bn == 0) {
+      tile.block_n = bn;
+      break;
+    }
+  }
+  // Small M: one n16 unit per warp; otherwise 32 columns per warp.
+  const int warp_n = range.block_m == 16 ? 16 : 32;
+  tile.warps_n = std::max(1, tile.block_n / warp_n);
+  tile.stages = 4;
+  while (tile.stages > 2 && tile.SharedBytes(spec.weight.bits) > smem_limit) {
+    --tile.stages;
+  }
+  if (tile.SharedBytes(spec.weight.bits) > smem_limit) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "gpu.max_shared_memory_per_block_optin: ", smem_limit,
+        " bytes cannot hold two stages of ", FormatGemmTileText(tile)));
+  }
+  RETURN_IF_ERROR(ValidateGemmTile(tile, shape.n, shape.k));
+  return tile;
+}
+
+absl::Status CheckGemmRequest(const KernelRequest& request) {
+  const QuantSpec& spec = request.spec;
+  const LayerShape& shape = request.shape;
+  if (shape.kind != GemmKind::kDense) {
+    return absl::UnimplementedError(
+        "shape.kind: only dense GEMMs are planned so far");
+  }
+  if (spec.activation_type != DataType::kFp16 &&
+      spec.activation_type != DataType::kBf16) {
+    return absl::UnimplementedError(absl::StrCat(
+        "spec.activation_type: the gemm family supports fp16 and bf16 "
+        "activations so far (got ",
+        DataTypeName(spec.activation_type), ")"));
+  }
+  if (spec.activation_scale != ActivationScaleMode::kNone) {
+    return absl::UnimplementedError(
+        "spec.activation_scale: 16-bit activations take no scale");
+  }
+  if (spec.output_type != DataType::kFp16 &&
+      spec.output_type != DataType::kBf16) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("spec.output_type: must be fp16 or bf16 (got ",
+                     DataTypeName(spec.output_type), ")"));
+  }
+  if (shape.n <= 0 || shape.k <= 0 || shape.n % kGemmUnitN != 0 ||
+      shape.k % kGemmUnitK != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("shape: the gemm family needs N a positive multiple of ",
+                     kGemmUnitN, " and K a positive multiple of ", kGemmUnitK,
+                     " (got N=", shape.n, ", K=", shape.k, ")"));
+  }
+  if (request.gpu.sm < 80 && spec.activation_type == DataType::kBf16) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("gpu.arch: ", request.gpu.ArchName(),
+                     " has no bf16 tensor cores; use act=fp16"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Plan> PlanGemm(const KernelRequest& request) {
+  RETURN_IF_ERROR(CheckGemmRequest(request));
+  const QuantSpec& spec = request.spec;
+  const LayerShape& shape = request.shape;
+  const int sm_count = request.gpu.sm_count > 0 ? request.gpu.sm_count
+                                                : DefaultSmCount(request.gpu);
+  const int smem_limit = request.gpu.max_shared_memory_per_block_optin > 0
+                             ? request.gpu.max_shared_memory_per_block_optin
+                             : DefaultSharedOptin(request.gpu);
+  Plan plan;
+  for (const GemmRange& range : kGemmRanges) {
+    ASSIGN_OR_RETURN(const GemmTileConfig tile,
+                     ChooseGemmTile(range, spec, shape, smem_limit));
+    const int64_t n_blocks = shape.n / tile.block_n;
+    const int64_t k_tiles = shape.k / tile.block_k;
+    const int64_t blocks =
+        (range.m_min + tile.block_m - 1) / tile.block_m * n_blocks;
+    const int64_t target = int64_t{range.split_target_factor} * sm_count;
+    int64_t splits = 1;
+    if (blocks < target) {
+      splits = (target + blocks - 1) / blocks;
+      // Every split keeps at least two k-tiles so the pipeline has depth.
+      splits =
+          std::min<int64_t>({splits, 16, std::max<int64_t>(1, k_tiles / 2)});
+    }
+
+    PlanEntry entry;
+    entry.m_min = range.m_min;
+    entry.m_max = range.m_max;
+    entry.config.family = KernelFamily::kGemm;
+    entry.config.skeleton = kGemmSkeleton;
+    entry.config.text = FormatGemmTileText(tile);
+    entry.config.threads_per_block = tile.Threads();
+    entry.config.dynamic_shared_memory = tile.SharedBytes(spec.weight.bits);
+    entry.launch.block_x = tile.Threads();
+    entry.launch.grid_x = 1;
+    entry.launch.m_per_block_x = tile.block_m;
+    entry.launch.grid_y = n_blocks;
+    entry.launch.grid_z = splits;
+    entry.launch.dynamic_shared_memory = entry.config.dynamic_shared_memory;
+    entry.launch.workspace_bytes_per_m_block =
+        GemmWorkspaceBytesPerMBlock(tile, shape.n, splits);
+    entry.launch.counter_bytes_per_m_block =
+        GemmCounterBytesPerMBlock(tile, shape.n, splits);
+    plan.entries.push_back(std::move(entry));
+  }
+  return plan;
+}
+
 }  // namespace
+
+absl::StatusOr<PlanEntry> PlanRepack(const KernelRequest& request) {
+  if (request.family != KernelFamily::kGemm) {
+    return absl::InvalidArgumentError(
+        "family: weight repack belongs to the gemm family");
+  }
+  RETURN_IF_ERROR(CheckGemmRequest(request));
+  const LayerShape& shape = request.shape;
+  const int64_t lane_chunks =
+      (shape.n / kGemmUnitN) * (shape.k / kGemmUnitK) * 32;
+  PlanEntry entry;
+  entry.m_min = 1;
+  entry.m_max = kDefaultMaxM;
+  entry.config.family = KernelFamily::kGemm;
+  entry.config.skeleton = kRepackSkeleton;
+  entry.config.text = absl::StrCat("threads=", kRepackThreads);
+  entry.config.threads_per_block = kRepackThreads;
+  entry.launch.block_x = kRepackThreads;
+  entry.launch.grid_x = (lane_chunks + kRepackThreads - 1) / kRepackThreads;
+  return entry;
+}
 
 std::string PlannerGpuFields(KernelFamily family, const GpuTarget& gpu) {
   switch (family) {
     case KernelFamily::kDequant:
       return absl::StrCat("arch=", gpu.ArchName());
     case KernelFamily::kGemm:
-      // Not planned yet; when it is, it will also read the SM count and the
-      // shared-memory limit, and they must then be keyed.
+      // The split-K factor reads the SM count and the stage count the
+      // shared-memory limit (0 = per-arch default).
       return absl::StrCat(
           "arch=", gpu.ArchName(), ",sm_count=", gpu.sm_count,
           ",smem_optin=", gpu.max_shared_memory_per_block_optin);
@@ -70,8 +267,7 @@ absl::StatusOr<Plan> PlanKernels(const KernelRequest& request) {
     case KernelFamily::kDequant:
       return PlanDequant(request);
     case KernelFamily::kGemm:
-      return absl::UnimplementedError(
-          "family: the gemm kernel family has no planner yet");
+      return PlanGemm(request);
   }
   return absl::InvalidArgumentError(
       absl::StrCat("family: unknown value ", static_cast<int>(request.family)));

@@ -48,7 +48,13 @@ struct PreparePlanEntry {
 
 absl::StatusOr<std::vector<PreparePlanEntry>> PlanPrepareKernels(
     const KernelRequest& request) {
-  return std::vector<PreparePlanEntry>();
+  std::vector<PreparePlanEntry> prepare;
+  if (request.family == KernelFamily::kGemm) {
+    // Checkpoint-packed weights -> the GEMM kernels' fragment order.
+    ASSIGN_OR_RETURN(PlanEntry repack, PlanRepack(request));
+    prepare.push_back(PreparePlanEntry{"repack", std::move(repack)});
+  }
+  return prepare;
 }
 
 }  // namespace

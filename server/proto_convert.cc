@@ -305,6 +305,8 @@ v1::LaunchParams LaunchParamsToProto(const LaunchParams& launch) {
   proto.set_grid_z(launch.grid_z);
   proto.set_m_per_block_x(launch.m_per_block_x);
   proto.set_dynamic_shared_memory(launch.dynamic_shared_memory);
+  proto.set_workspace_bytes_per_m_block(launch.workspace_bytes_per_m_block);
+  proto.set_counter_bytes_per_m_block(launch.counter_bytes_per_m_block);
   return proto;
 }
 

@@ -162,7 +162,8 @@ absl::StatusOr<LoadedKernel> LoadOne(
       launch.grid_x() > kMaxGrid || grid_y < 1 || grid_y > 65535 ||
       grid_z < 1 || grid_z > 65535 || launch.m_per_block_x() < 0 ||
       launch.dynamic_shared_memory() < 0 ||
-      launch.workspace_bytes_per_m_block() < 0) {
+      launch.workspace_bytes_per_m_block() < 0 ||
+      launch.counter_bytes_per_m_block() < 0) {
     return absl::InvalidArgumentError(
         absl::StrCat(field,
                      ".launch: block and grid must be positive and within the "
@@ -189,6 +190,7 @@ absl::StatusOr<LoadedKernel> LoadOne(
   entry.dynamic_shared_memory =
       static_cast<unsigned int>(launch.dynamic_shared_memory());
   entry.workspace_bytes_per_m_block = launch.workspace_bytes_per_m_block();
+  entry.counter_bytes_per_m_block = launch.counter_bytes_per_m_block();
   return entry;
 }
 

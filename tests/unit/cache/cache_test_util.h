@@ -88,6 +88,9 @@ inline PlanRecord RandomPlan(std::mt19937_64& rng, int entries) {
     entry.launch.grid_z = static_cast<int64_t>(1 + rng() % 4);
     entry.launch.m_per_block_x = static_cast<int64_t>(rng() % 256);
     entry.launch.dynamic_shared_memory = entry.config.dynamic_shared_memory;
+    entry.launch.workspace_bytes_per_m_block =
+        static_cast<int64_t>(rng() % 65536);
+    entry.launch.counter_bytes_per_m_block = static_cast<int64_t>(rng() % 256);
   }
   // A weight-preparation kernel, as GEMM plans carry.
   PlanRecordEntry& repack = plan.prepare.emplace_back(plan.entries.front());

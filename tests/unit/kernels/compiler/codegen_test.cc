@@ -103,10 +103,11 @@ TEST(CodegenTest, RefusesWhatItCannotGenerate) {
   KernelRequest request = Request("weight=uint4,group=128,scale=fp16", 64, 128);
   const KernelConfig config = DequantConfig(request);
 
+  // A gemm request with a dequant config names the mismatch.
   KernelRequest gemm = request;
   gemm.family = KernelFamily::kGemm;
   EXPECT_EQ(GenerateStub(gemm, config).status().code(),
-            absl::StatusCode::kUnimplemented);
+            absl::StatusCode::kInvalidArgument);
 
   KernelConfig wrong_skeleton = config;
   wrong_skeleton.skeleton = "gemm_sm90";

@@ -83,8 +83,12 @@ TEST(PlannerTest, DeterministicAndIndependentOfGpuDetails) {
 }
 
 TEST(PlannerTest, RefusesWhatItCannotPlan) {
+  // MoE GEMMs are not planned yet (dense GEMMs are: kernels_gemm_test).
   KernelRequest gemm = DequantRequest(4096, 4096);
   gemm.family = KernelFamily::kGemm;
+  gemm.shape.kind = GemmKind::kMoeIndexed;
+  gemm.shape.experts = 8;
+  gemm.shape.top_k = 2;
   EXPECT_EQ(PlanKernels(gemm).status().code(),
             absl::StatusCode::kUnimplemented);
   EXPECT_EQ(PlanKernels(DequantRequest(4096, 100)).status().code(),

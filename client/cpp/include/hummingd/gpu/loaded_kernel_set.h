@@ -79,12 +79,16 @@ struct LoadedKernel {
   unsigned int grid_z = 1;
   int64_t m_per_block_x = 0;
   unsigned int dynamic_shared_memory = 0;
-  // Split-K workspace: a launch for M tokens needs
-  // GridX(M) * workspace_bytes_per_m_block bytes (0 = none).
+  // Split-K: a launch for M tokens needs GridX(M) times these many bytes
+  // of fp32 workspace and of u32 arrival counters (0 = none).
   int64_t workspace_bytes_per_m_block = 0;
+  int64_t counter_bytes_per_m_block = 0;
 
   int64_t WorkspaceBytes(int64_t m) const {
     return GridX(m) * workspace_bytes_per_m_block;
+  }
+  int64_t CounterBytes(int64_t m) const {
+    return GridX(m) * counter_bytes_per_m_block;
   }
 
   // grid_x for `m` tokens (LaunchParams: grid_x * ceil(M / m_per_block_x)

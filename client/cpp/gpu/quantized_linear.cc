@@ -1,0 +1,165 @@
+#include "hummingd/gpu/quantized_linear.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "gemm/wna16_args.cuh"
+
+namespace hummingd::gpu {
+namespace {
+
+constexpr CUdeviceptr kVectorAlignment = 16;
+
+absl::Status CheckPointer(absl::string_view name, CUdeviceptr pointer,
+                          bool required, CUdeviceptr alignment) {
+  if (pointer == 0) {
+    if (!required) return absl::OkStatus();
+    return absl::InvalidArgumentError(
+        absl::StrCat("quantized_linear.", name, ": must not be null"));
+  }
+  if (pointer % alignment != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("quantized_linear.", name, ": must be ", alignment,
+                     "-byte aligned (got 0x", absl::Hex(pointer), ")"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckWeights(const QuantSpec& spec,
+                          const CheckpointWeights& weights) {
+  RETURN_IF_ERROR(
+      CheckPointer("weights", weights.weights, true, kVectorAlignment));
+  RETURN_IF_ERROR(
+      CheckPointer("scales", weights.scales, true,
+                   static_cast<CUdeviceptr>(DataTypeBytes(spec.scale_type))));
+  RETURN_IF_ERROR(CheckPointer(
+      "zero_points", weights.zero_points,
+      spec.zero_point != ZeroPointKind::kNone,
+      spec.zero_point == ZeroPointKind::kFloat
+          ? static_cast<CUdeviceptr>(DataTypeBytes(spec.activation_type))
+          : 1));
+  RETURN_IF_ERROR(CheckPointer("secondary_scale", weights.secondary_scale,
+                               spec.secondary_scale != SecondaryScale::kNone,
+                               sizeof(float)));
+  return CheckPointer(
+      "bias", weights.bias, spec.has_bias,
+      static_cast<CUdeviceptr>(DataTypeBytes(spec.output_type)));
+}
+
+// The largest split-K buffers any kernel needs for up to `max_m` tokens.
+struct SplitKBytes {
+  int64_t workspace = 0;
+  int64_t counters = 0;
+};
+
+SplitKBytes SplitKBuffers(const LoadedKernelSet& set, int64_t max_m) {
+  SplitKBytes bytes;
+  for (const LoadedKernel& kernel : set.kernels()) {
+    if (kernel.m_min > max_m) break;
+    const int64_t m = std::min(max_m, kernel.m_max);
+    bytes.workspace = std::max(bytes.workspace, kernel.WorkspaceBytes(m));
+    bytes.counters = std::max(bytes.counters, kernel.CounterBytes(m));
+  }
+  return bytes;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<QuantizedLinear>> QuantizedLinear::Create(
+    std::shared_ptr<const LoadedKernelSet> set,
+    const CheckpointWeights& weights, int64_t max_m, CUstream stream) {
+  if (set == nullptr) {
+    return absl::InvalidArgumentError("quantized_linear.set: must not be null");
+  }
+  const QuantSpec& spec = set->spec();
+  if (set->n() <= 0 || set->k() <= 0) {
+    return absl::InvalidArgumentError(
+        "quantized_linear.set: the kernel set does not state its N and K");
+  }
+  if (max_m < 1 || max_m > set->kernels().back().m_max) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("quantized_linear.max_m: must be in [1, ",
+                     set->kernels().back().m_max, "] (got ", max_m, ")"));
+  }
+  ASSIGN_OR_RETURN(const LoadedKernel* repack, set->Prepare("repack"));
+  RETURN_IF_ERROR(CheckWeights(spec, weights));
+
+  std::unique_ptr<QuantizedLinear> layer(new QuantizedLinear());
+  layer->set_ = set;
+  layer->weights_ = weights;
+  layer->max_m_ = max_m;
+  const CudaDriverApi& driver = set->driver();
+  const int64_t fragment_bytes = set->n() * set->k() * spec.weight.bits / 8;
+  RETURN_IF_ERROR(
+      CudaCheck(driver.cuMemAlloc(&layer->fragments_,
+                                  static_cast<size_t>(fragment_bytes)),
+                "cuMemAlloc(repacked weights)"));
+  const SplitKBytes split_k = SplitKBuffers(*set, max_m);
+  if (split_k.workspace > 0) {
+    RETURN_IF_ERROR(
+        CudaCheck(driver.cuMemAlloc(&layer->workspace_,
+                                    static_cast<size_t>(split_k.workspace)),
+                  "cuMemAlloc(split-K workspace)"));
+  }
+  if (split_k.counters > 0) {
+    RETURN_IF_ERROR(
+        CudaCheck(driver.cuMemAlloc(&layer->counters_,
+                                    static_cast<size_t>(split_k.counters)),
+                  "cuMemAlloc(split-K counters)"));
+    // Every launch leaves the counters zeroed; they start so.
+    RETURN_IF_ERROR(
+        CudaCheck(driver.cuMemsetD8(layer->counters_, 0,
+                                    static_cast<size_t>(split_k.counters)),
+                  "cuMemsetD8(split-K counters)"));
+  }
+
+  RepackArgs args;
+  args.checkpoint = reinterpret_cast<const device::u32*>(weights.weights);
+  args.fragments = reinterpret_cast<device::u32*>(layer->fragments_);
+  RETURN_IF_ERROR(LaunchKernel(*set, *repack, /*m=*/1, &args, stream));
+  return layer;
+}
+
+QuantizedLinear::~QuantizedLinear() {
+  if (set_ == nullptr) return;
+  // Freeing synchronizes with pending work on these buffers, so a layer
+  // destroyed right after a Forward is still safe.
+  if (fragments_ != 0) set_->driver().cuMemFree(fragments_);
+  if (workspace_ != 0) set_->driver().cuMemFree(workspace_);
+  if (counters_ != 0) set_->driver().cuMemFree(counters_);
+}
+
+absl::Status QuantizedLinear::Forward(CUdeviceptr x, CUdeviceptr y, int64_t m,
+                                      CUstream stream) const {
+  if (m < 1 || m > max_m_) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "quantized_linear.m: must be in [1, ", max_m_, "] (got ", m, ")"));
+  }
+  RETURN_IF_ERROR(CheckPointer("x", x, true, kVectorAlignment));
+  RETURN_IF_ERROR(CheckPointer("y", y, true, kVectorAlignment));
+  ASSIGN_OR_RETURN(const LoadedKernel* kernel, set_->ForM(m));
+  const QuantSpec& spec = set_->spec();
+  GemmArgs args;
+  args.x = reinterpret_cast<const void*>(x);
+  args.weights = reinterpret_cast<const device::u32*>(fragments_);
+  args.scales = reinterpret_cast<const void*>(weights_.scales);
+  args.zero_points = spec.zero_point == ZeroPointKind::kNone
+                         ? nullptr
+                         : reinterpret_cast<const void*>(weights_.zero_points);
+  args.secondary_scale =
+      spec.secondary_scale == SecondaryScale::kNone
+          ? nullptr
+          : reinterpret_cast<const float*>(weights_.secondary_scale);
+  args.bias =
+      spec.has_bias ? reinterpret_cast<const void*>(weights_.bias) : nullptr;
+  args.y = reinterpret_cast<void*>(y);
+  const bool split_k = kernel->grid_z > 1;
+  args.workspace = split_k ? reinterpret_cast<void*>(workspace_) : nullptr;
+  args.split_counters =
+      split_k ? reinterpret_cast<device::u32*>(counters_) : nullptr;
+  args.m = m;
+  return LaunchKernel(*set_, *kernel, m, &args, stream);
+}
+
+}  // namespace hummingd::gpu

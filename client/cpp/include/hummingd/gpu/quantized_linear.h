@@ -1,0 +1,68 @@
+#pragma once
+
+// QuantizedLinear: the layer op. Takes a layer's checkpoint-style quantized
+// tensors on the device, repacks the weights once (on the GPU, with the
+// KernelSet's "repack" prepare kernel) into the GEMM kernels' fragment
+// order, and then computes y = x · Wᵀ (+ bias) for any M by launching the
+// kernel of the M range that holds it.
+
+#include <cuda.h>
+
+#include <cstdint>
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "hummingd/gpu/loaded_kernel_set.h"
+
+namespace hummingd::gpu {
+
+// Device buffers in the checkpoint layout of kernels/reference/
+// dequant_reference.h (the same tensors Dequantize takes).
+struct CheckpointWeights {
+  CUdeviceptr weights = 0;      // (N, K*bits/32) uint32 rows, 16-byte aligned
+  CUdeviceptr scales = 0;       // scale dtype, granularity layout
+  CUdeviceptr zero_points = 0;  // when the spec has zero points
+  CUdeviceptr secondary_scale = 0;  // fp32, when the spec has one
+  CUdeviceptr bias = 0;             // (N) output dtype, when the spec has bias
+};
+
+class QuantizedLinear {
+ public:
+  // `set` must be a GEMM kernel set (with its "repack" prepare kernel).
+  // Allocates the repacked weights and the split-K workspace for up to
+  // `max_m` tokens, and enqueues the repack on `stream`; Forward calls on the
+  // same stream run after it. `weights.weights` may be freed once the stream
+  // has passed the repack; scales, zero points, secondary scale and bias are
+  // read by every Forward and must outlive the layer.
+  static absl::StatusOr<std::unique_ptr<QuantizedLinear>> Create(
+      std::shared_ptr<const LoadedKernelSet> set,
+      const CheckpointWeights& weights, int64_t max_m, CUstream stream);
+  ~QuantizedLinear();
+
+  QuantizedLinear(const QuantizedLinear&) = delete;
+  QuantizedLinear& operator=(const QuantizedLinear&) = delete;
+
+  // y (M, N) = x (M, K) · Wᵀ (+ bias), activation/output dtypes of the spec,
+  // row-major, 16-byte aligned; 1 <= m <= max_m. Allocates nothing and never
+  // synchronizes (CUDA-graph capturable). Calls on one layer must be ordered
+  // on one stream: they share the split-K workspace.
+  absl::Status Forward(CUdeviceptr x, CUdeviceptr y, int64_t m,
+                       CUstream stream) const;
+
+  int64_t n() const { return set_->n(); }
+  int64_t k() const { return set_->k(); }
+  int64_t max_m() const { return max_m_; }
+  CUdeviceptr repacked_weights() const { return fragments_; }
+
+ private:
+  QuantizedLinear() = default;
+
+  std::shared_ptr<const LoadedKernelSet> set_;
+  CheckpointWeights weights_;
+  int64_t max_m_ = 0;
+  CUdeviceptr fragments_ = 0;  // owned
+  CUdeviceptr workspace_ = 0;  // owned; null without split-K
+  CUdeviceptr counters_ = 0;   // owned, zeroed once; null without split-K
+};
+
+}  // namespace hummingd::gpu

@@ -1,0 +1,94 @@
+#pragma once
+
+// GEMM epilogue: the split-K reduction (deterministic: the last block of a
+// tile to arrive sums every split's partial in split order) and the
+// fragment store (secondary scale, bias, rounding to the output type, rows
+// beyond M skipped). Device only.
+
+#include "arch/coherent_memory.cuh"
+#include "arch/platform.cuh"
+#include "numeric/float_encode.cuh"
+#include "numeric/scale_decode.cuh"
+#include "schedule/split_k.cuh"
+
+namespace hummingd::device {
+
+#if defined(__CUDA_ARCH__)
+
+// Publishes this split's accumulators and, in the block that completes the
+// tile, replaces them by the sum over all splits. Returns false in every
+// other block (which must then exit). Every thread of the block calls.
+// g_slots: this tile's first partial; split z's partial is at
+// g_slots + z * slot_stride floats.
+template <int kThreads, int kValues>
+HUMMINGD_DEVICE bool split_k_reduce(float (&r_acc)[kValues], float* g_slots,
+                                    i64 slot_stride, u32* g_counter, int split,
+                                    int splits, int thread) {
+  static_assert(kValues % 4 == 0, "whole float4s");
+  __shared__ u32 s_is_last;
+  auto slot = [&](int z) { return g_slots + z * slot_stride; };
+  float* g_mine = slot(split);
+  HUMMINGD_UNROLL
+  for (int i = 0; i < kValues / 4; ++i) {
+    store_global_cg_v4(g_mine + (i * kThreads + thread) * 4, r_acc + 4 * i);
+  }
+  __threadfence();
+  __syncthreads();
+  if (thread == 0) {
+    s_is_last = atomicAdd(g_counter, 1u) == static_cast<u32>(splits - 1);
+  }
+  __syncthreads();
+  if (!s_is_last) return false;
+  __threadfence();
+  float r_sum[kValues];
+  HUMMINGD_UNROLL
+  for (int i = 0; i < kValues; ++i) r_sum[i] = 0.0f;
+  for (int z = 0; z < splits; ++z) {
+    const float* g_slot = slot(z);
+    HUMMINGD_UNROLL
+    for (int i = 0; i < kValues / 4; ++i) {
+      float r_part[4];
+      if (z == split) {
+        HUMMINGD_UNROLL
+        for (int e = 0; e < 4; ++e) r_part[e] = r_acc[4 * i + e];
+      } else {
+        load_global_cg_v4(g_slot + (i * kThreads + thread) * 4, r_part);
+      }
+      HUMMINGD_UNROLL
+      for (int e = 0; e < 4; ++e) r_sum[4 * i + e] += r_part[e];
+    }
+  }
+  HUMMINGD_UNROLL
+  for (int i = 0; i < kValues; ++i) r_acc[i] = r_sum[i];
+  if (thread == 0) *g_counter = 0u;  // ready for the next launch
+  return true;
+}
+
+// Two accumulators (row, col) and (row, col + 1) -> output, with the
+// optional secondary scale and bias. Nothing is written for row >= m.
+template <class Format, i64 kN>
+HUMMINGD_DEVICE void store_output_pair(void* g_y, const float* g_secondary,
+                                       const void* g_bias, i64 m, i64 row,
+                                       i64 col, float v0, float v1) {
+  if (row >= m) return;
+  if constexpr (Format::kSecondary == SecondaryKind::kTensor) {
+    v0 *= g_secondary[0];
+    v1 *= g_secondary[0];
+  } else if constexpr (Format::kSecondary == SecondaryKind::kChannel) {
+    v0 *= g_secondary[col];
+    v1 *= g_secondary[col + 1];
+  }
+  if constexpr (Format::kHasBias) {
+    const u32 raw = static_cast<const u32*>(g_bias)[col / 2];
+    v0 += decode_scalar<Format::kOutputType>(raw & 0xFFFFu);
+    v1 += decode_scalar<Format::kOutputType>(raw >> 16);
+  }
+  const u32 packed = Format::kOutputType == ScalarType::kBf16
+                         ? encode_bf16x2(v0, v1)
+                         : encode_fp16x2(v0, v1);
+  store_global_u32(static_cast<u32*>(g_y) + (row * kN + col) / 2, packed);
+}
+
+#endif  // __CUDA_ARCH__
+
+}  // namespace hummingd::device

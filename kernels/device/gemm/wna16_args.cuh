@@ -1,0 +1,37 @@
+#pragma once
+
+// Kernel parameters of the GEMM family (hummingd_gemm) and of the weight
+// repack (hummingd_repack). Plain C++, no device code, so host launchers
+// pass the same layout to cuLaunchKernelEx.
+
+#include "arch/platform.cuh"
+
+namespace hummingd {
+
+// Y (M x N) = X (M x K) . W^T (+ bias). Buffers 16-byte aligned.
+struct GemmArgs {
+  const void* x;  // (M, K) activation dtype, row-major
+  // Fragment-ordered codes (kernels/reference/gemm_layout.h), N*K*bits/32
+  // words.
+  const device::u32* weights;
+  const void* scales;            // checkpoint layout (dequant_reference.h)
+  const void* zero_points;       // as the scales; null without zero points
+  const float* secondary_scale;  // (1) | (N) fp32; null without one
+  const void* bias;              // (N) output dtype; null without bias
+  void* y;                       // (M, N) output dtype, row-major
+  // Split-K only (grid_z > 1; null otherwise), see schedule/split_k.cuh:
+  // GemmWorkspaceBytes bytes of fp32 partials (no initialisation), and
+  // GemmCounterBytes bytes of u32 arrival counters, zeroed once at
+  // allocation and left zeroed by every launch. Launches sharing them must
+  // be ordered (one stream).
+  void* workspace;
+  device::u32* split_counters;
+  device::i64 m;
+};
+
+struct RepackArgs {
+  const device::u32* checkpoint;  // (N, K*bits/32) words (weight_packing.h)
+  device::u32* fragments;         // N*K*bits/32 words, fragment order
+};
+
+}  // namespace hummingd

@@ -1,0 +1,129 @@
+#include "kernels/gemm_config.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
+
+namespace hummingd {
+namespace {
+
+absl::Status Invalid(const std::string& message) {
+  return absl::InvalidArgumentError(absl::StrCat("config.text: ", message));
+}
+
+// "AxB[xC]" with exactly `count` positive integers.
+bool ParseDims(absl::string_view text, int count, int* out) {
+  const std::vector<absl::string_view> parts = absl::StrSplit(text, 'x');
+  if (static_cast<int>(parts.size()) != count) return false;
+  for (int i = 0; i < count; ++i) {
+    if (!absl::SimpleAtoi(parts[i], &out[i]) || out[i] <= 0 ||
+        absl::StrCat(out[i]) != parts[i]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+int GemmTileConfig::SharedBytes(int bits) const {
+  const int a_bytes = block_m * block_k * 2;
+  const int w_bytes = static_cast<int>(block_n / kGemmUnitN) *
+                      static_cast<int>(block_k / kGemmUnitK) * 128 * bits;
+  return stages * (a_bytes + w_bytes);
+}
+
+std::string FormatGemmTileText(const GemmTileConfig& tile) {
+  return absl::StrCat("tile=", tile.block_m, "x", tile.block_n, "x",
+                      tile.block_k, ",warps=", tile.warps_m, "x", tile.warps_n,
+                      ",stages=", tile.stages);
+}
+
+absl::StatusOr<GemmTileConfig> ParseGemmTileText(std::string_view text) {
+  const std::vector<absl::string_view> fields =
+      absl::StrSplit(absl::string_view(text.data(), text.size()), ',');
+  if (fields.size() != 3 || !absl::StartsWith(fields[0], "tile=") ||
+      !absl::StartsWith(fields[1], "warps=") ||
+      !absl::StartsWith(fields[2], "stages=")) {
+    return Invalid(
+        absl::StrCat("expected tile=BMxBNxBK,warps=WMxWN,stages=S (got '",
+                     absl::string_view(text.data(), text.size()), "')"));
+  }
+  GemmTileConfig tile;
+  int dims[3];
+  if (!ParseDims(fields[0].substr(5), 3, dims)) return Invalid("bad tile=");
+  tile.block_m = dims[0];
+  tile.block_n = dims[1];
+  tile.block_k = dims[2];
+  if (!ParseDims(fields[1].substr(6), 2, dims)) return Invalid("bad warps=");
+  tile.warps_m = dims[0];
+  tile.warps_n = dims[1];
+  if (!ParseDims(fields[2].substr(7), 1, dims)) return Invalid("bad stages=");
+  tile.stages = dims[0];
+  return tile;
+}
+
+absl::Status ValidateGemmTile(const GemmTileConfig& tile, int64_t n,
+                              int64_t k) {
+  if (tile.block_k % kGemmUnitK != 0 || tile.block_k > 256) {
+    return Invalid(absl::StrCat("BK must be 64, 128, 192 or 256 (got ",
+                                tile.block_k, ")"));
+  }
+  if (tile.block_m % (16 * tile.warps_m) != 0 ||
+      tile.block_n % (16 * tile.warps_n) != 0) {
+    return Invalid(absl::StrCat(
+        "warp tiles must be whole m16 x n16 fragments (tile ", tile.block_m,
+        "x", tile.block_n, ", warps ", tile.warps_m, "x", tile.warps_n, ")"));
+  }
+  if (tile.Threads() > 1024 || tile.block_m > 256) {
+    return Invalid("at most 32 warps and BM <= 256");
+  }
+  if (tile.stages < 2 || tile.stages > 8) {
+    return Invalid(absl::StrCat("stages must be 2..8 (got ", tile.stages, ")"));
+  }
+  if (n % tile.block_n != 0 || k % tile.block_k != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "shape: N=", n, ", K=", k, " must be multiples of the block tile (BN=",
+        tile.block_n, ", BK=", tile.block_k, ")"));
+  }
+  return absl::OkStatus();
+}
+
+int64_t GemmWorkspaceBytesPerMBlock(const GemmTileConfig& tile, int64_t n,
+                                    int64_t splits) {
+  if (splits <= 1) return 0;
+  return splits * (n / tile.block_n) * tile.block_m * tile.block_n * 4;
+}
+
+int64_t GemmCounterBytesPerMBlock(const GemmTileConfig& tile, int64_t n,
+                                  int64_t splits) {
+  if (splits <= 1) return 0;
+  return (tile.block_m / 16) * (n / 16) * 4;
+}
+
+namespace {
+int64_t BlocksX(const LaunchParams& launch, int64_t m) {
+  return launch.m_per_block_x > 0
+             ? launch.grid_x *
+                   ((m + launch.m_per_block_x - 1) / launch.m_per_block_x)
+             : launch.grid_x;
+}
+}  // namespace
+
+int64_t GemmWorkspaceBytes(const PlanEntry& entry, int64_t m) {
+  return BlocksX(entry.launch, m) * entry.launch.workspace_bytes_per_m_block;
+}
+
+int64_t GemmCounterBytes(const PlanEntry& entry, int64_t m) {
+  return BlocksX(entry.launch, m) * entry.launch.counter_bytes_per_m_block;
+}
+
+}  // namespace hummingd

@@ -1,0 +1,66 @@
+#pragma once
+
+// Host side of the GEMM family's compile-time tiling: the canonical config
+// text the planner writes and codegen reads back
+// ("tile=16x64x128,warps=1x4,stages=4"), its validation against a layer,
+// and the split-K workspace size.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "kernels/plan.h"
+
+namespace hummingd {
+
+inline constexpr char kGemmSkeleton[] = "wna16";
+inline constexpr char kRepackSkeleton[] = "repack";
+inline constexpr char kGemmEntry[] = "hummingd_gemm";
+inline constexpr char kRepackEntry[] = "hummingd_repack";
+inline constexpr int kRepackThreads = 256;
+
+// Weight units of the fragment layout (kernels/reference/gemm_layout.h).
+inline constexpr int64_t kGemmUnitN = 16;
+inline constexpr int64_t kGemmUnitK = 64;
+
+struct GemmTileConfig {
+  int block_m = 16;
+  int block_n = 64;
+  int block_k = 128;
+  int warps_m = 1;
+  int warps_n = 4;
+  int stages = 4;
+
+  int Threads() const { return 32 * warps_m * warps_n; }
+  // Dynamic shared memory for weights of `bits` bits.
+  int SharedBytes(int bits) const;
+  bool operator==(const GemmTileConfig&) const = default;
+};
+
+std::string FormatGemmTileText(const GemmTileConfig& tile);
+// Strict inverse of FormatGemmTileText; INVALID_ARGUMENT naming
+// "config.text" for anything else.
+absl::StatusOr<GemmTileConfig> ParseGemmTileText(std::string_view text);
+
+// The tile fits the layer and the device rules (N % BN, K % BK, BK % 64,
+// warp tiles of whole m16 x n16 fragments, <= 1024 threads, stages 2..8).
+absl::Status ValidateGemmTile(const GemmTileConfig& tile, int64_t n, int64_t k);
+
+// Split-K buffers per block along x (0 when splits <= 1); the device uses
+// the same layout (kernels/device/schedule/split_k.cuh): fp32 partials,
+// and u32 arrival counters (one per (m16, n16) tile origin).
+int64_t GemmWorkspaceBytesPerMBlock(const GemmTileConfig& tile, int64_t n,
+                                    int64_t splits);
+int64_t GemmCounterBytesPerMBlock(const GemmTileConfig& tile, int64_t n,
+                                  int64_t splits);
+
+// What a launch of `entry` for `m` tokens needs (0 without split-K). The
+// counters must be zeroed once at allocation; every launch leaves them
+// zeroed. One counter buffer of GemmCounterBytes(entry, M_max) serves every
+// entry of a plan and every m <= M_max (any layer of the same or smaller N).
+int64_t GemmWorkspaceBytes(const PlanEntry& entry, int64_t m);
+int64_t GemmCounterBytes(const PlanEntry& entry, int64_t m);
+
+}  // namespace hummingd

@@ -1,0 +1,394 @@
+// WNA16 GEMM on a real GPU: the GPU repack is byte-identical to the CPU
+// reference, and for every format / scale kind / group size / dtype and
+// every M range of each plan, Y = X . W^T (+ bias) matches an fp64
+// reference on the exactly dequantized weights within
+// ||out - ref|| / ||ref|| <= 1e-3 (fp16 out) / 8e-3 (bf16 out), with
+// NaN-poisoned outputs and every element checked.
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "common/status_macros.h"
+#include "gtest/gtest.h"
+#include "hummingd/gpu/cuda_driver.h"
+#include "hummingd/gpu/loaded_kernel_set.h"
+#include "kernels/gemm_config.h"
+#include "kernels/reference/dequant_reference.h"
+#include "kernels/reference/format_reference.h"
+#include "kernels/reference/gemm_layout.h"
+#include "tests/gpu/gemm_support.h"
+#include "tests/gpu/gpu_test_support.h"
+
+namespace hummingd::gpu::testing {
+namespace {
+
+// Random 16-bit values in [-1, 1) of `type`: raw bits and decoded values.
+void RandomHalves(DataType type, size_t count, std::mt19937_64& rng,
+                  std::vector<uint16_t>& bits, std::vector<float>& values) {
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  bits.resize(count);
+  values.resize(count);
+  for (size_t i = 0; i < count; ++i) {
+    bits[i] = static_cast<uint16_t>(ReferenceEncodeFloat(uniform(rng), type));
+    values[i] = ReferenceDecodeScale(type, bits[i]);
+  }
+}
+
+// ref[m][n] = sum_k x[m][k] w[n][k] (+ bias[n]) in fp64, rows split over
+// the host's cores.
+std::vector<double> ReferenceGemm(const std::vector<float>& x,
+                                  const std::vector<float>& w,
+                                  const std::vector<float>& bias, int64_t m,
+                                  int64_t n, int64_t k) {
+  std::vector<double> out(m * n);
+  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      for (int64_t row = t; row < m; row += threads) {
+        const float* xr = &x[row * k];
+        for (int64_t col = 0; col < n; ++col) {
+          const float* wr = &w[col * k];
+          double sum = 0;
+          for (int64_t i = 0; i < k; ++i) {
+            sum += static_cast<double>(xr[i]) * static_cast<double>(wr[i]);
+          }
+          out[row * n + col] = sum + (bias.empty() ? 0.0 : bias[col]);
+        }
+      }
+    });
+  }
+  for (std::thread& thread : pool) thread.join();
+  return out;
+}
+
+class DeviceGemmLayer {
+ public:
+  absl::Status Init(const std::string& spec_text, int64_t n, int64_t k,
+                    int64_t max_m, int64_t workspace_bytes,
+                    int64_t counter_bytes, uint64_t seed) {
+    ASSIGN_OR_RETURN(spec_, ParseSpecText(spec_text));
+    shape_.n = n;
+    shape_.k = k;
+    inputs_ = MakeRandomDequantInputs(spec_, shape_, seed);
+    ASSIGN_OR_RETURN(w_, ReferenceDequantize(spec_, shape_, inputs_));
+    std::mt19937_64 rng(seed ^ 0x9E3779B97F4A7C15ull);
+    RandomHalves(spec_.activation_type, max_m * k, rng, x_bits_, x_);
+    if (spec_.has_bias) {
+      RandomHalves(spec_.output_type, n, rng, bias_bits_, bias_);
+    }
+    const size_t weight_bytes = inputs_.weights.size() * sizeof(uint32_t);
+    RETURN_IF_ERROR(checkpoint_.Allocate(weight_bytes, inputs_.weights.data()));
+    RETURN_IF_ERROR(fragments_.Allocate(weight_bytes));
+    RETURN_IF_ERROR(fragments_.Fill(0xA5));
+    RETURN_IF_ERROR(
+        scales_.Allocate(inputs_.scales.size(), inputs_.scales.data()));
+    RETURN_IF_ERROR(zero_points_.Allocate(inputs_.zero_points.size(),
+                                          inputs_.zero_points.data()));
+    RETURN_IF_ERROR(
+        secondary_.Allocate(inputs_.secondary_scales.size() * sizeof(float),
+                            inputs_.secondary_scales.data()));
+    RETURN_IF_ERROR(x_dev_.Allocate(x_bits_.size() * 2, x_bits_.data()));
+    RETURN_IF_ERROR(
+        bias_dev_.Allocate(bias_bits_.size() * 2, bias_bits_.data()));
+    RETURN_IF_ERROR(y_.Allocate(max_m * n * 2));
+    RETURN_IF_ERROR(workspace_.Allocate(workspace_bytes));
+    RETURN_IF_ERROR(workspace_.Fill(0x7F));  // partials need no init
+    RETURN_IF_ERROR(counters_.Allocate(counter_bytes));
+    return counters_.Fill(0);  // zeroed once, as the contract asks
+  }
+
+  // Counters a launch left nonzero (the contract says none).
+  absl::StatusOr<int64_t> NonzeroCounters() const {
+    std::vector<uint32_t> counters(counters_.bytes() / 4);
+    if (counters.empty()) return 0;
+    RETURN_IF_ERROR(counters_.Download(counters.data(), counters_.bytes()));
+    int64_t nonzero = 0;
+    for (uint32_t c : counters) nonzero += c != 0;
+    return nonzero;
+  }
+
+  // Repack on the GPU; the bytes must equal the CPU reference's.
+  absl::StatusOr<int64_t> RepackAndCountMismatches(
+      const LoadedKernelSet& repack) {
+    RETURN_IF_ERROR(
+        LaunchRepack(repack, checkpoint_.get(), fragments_.get(), nullptr));
+    ASSIGN_OR_RETURN(const CudaDriverApi* api, CudaDriver());
+    RETURN_IF_ERROR(CudaCheck(api->cuCtxSynchronize(), "cuCtxSynchronize"));
+    std::vector<uint32_t> got(inputs_.weights.size());
+    RETURN_IF_ERROR(fragments_.Download(got.data(), got.size() * 4));
+    ASSIGN_OR_RETURN(std::vector<uint32_t> expected,
+                     RepackWeightsForGemm(inputs_.weights, shape_.n, shape_.k,
+                                          spec_.weight.bits));
+    int64_t mismatches = 0;
+    for (size_t i = 0; i < got.size(); ++i) mismatches += got[i] != expected[i];
+    return mismatches;
+  }
+
+  GemmBuffers buffers() const {
+    GemmBuffers b;
+    b.x = x_dev_.get();
+    b.weights = fragments_.get();
+    b.scales = scales_.get();
+    b.zero_points = zero_points_.get();
+    b.secondary_scale = secondary_.get();
+    b.bias = bias_dev_.get();
+    b.y = y_.get();
+    b.workspace = workspace_.get();
+    b.split_counters = counters_.get();
+    return b;
+  }
+
+  absl::Status PoisonOutput() { return y_.Fill(0xFF); }
+
+  struct Error {
+    double relative = 0;
+    int64_t non_finite = 0;
+  };
+  absl::StatusOr<Error> Compare(int64_t m) const {
+    ASSIGN_OR_RETURN(const CudaDriverApi* api, CudaDriver());
+    RETURN_IF_ERROR(CudaCheck(api->cuCtxSynchronize(), "cuCtxSynchronize"));
+    std::vector<uint16_t> got(m * shape_.n);
+    RETURN_IF_ERROR(y_.Download(got.data(), got.size() * 2));
+    const std::vector<double> ref =
+        ReferenceGemm(x_, w_, bias_, m, shape_.n, shape_.k);
+    Error error;
+    double diff = 0;
+    double norm = 0;
+    for (size_t i = 0; i < got.size(); ++i) {
+      const double value = ReferenceDecodeScale(spec_.output_type, got[i]);
+      if (!std::isfinite(value)) {
+        ++error.non_finite;
+        continue;
+      }
+      diff += (value - ref[i]) * (value - ref[i]);
+      norm += ref[i] * ref[i];
+    }
+    error.relative = std::sqrt(diff / std::max(norm, 1e-300));
+    return error;
+  }
+
+  const QuantSpec& spec() const { return spec_; }
+
+ private:
+  QuantSpec spec_;
+  LayerShape shape_;
+  DequantInputs inputs_;
+  std::vector<float> w_;
+  std::vector<uint16_t> x_bits_, bias_bits_;
+  std::vector<float> x_, bias_;
+  DeviceBuffer checkpoint_, fragments_, scales_, zero_points_, secondary_;
+  DeviceBuffer x_dev_, bias_dev_, y_, workspace_, counters_;
+};
+
+struct GemmCase {
+  const char* spec;
+  int64_t n;
+  int64_t k;
+  bool large;  // fewer M values (the fp64 reference is the cost)
+};
+
+void PrintTo(const GemmCase& c, std::ostream* os) {
+  *os << c.spec << " n=" << c.n << " k=" << c.k;
+}
+
+// Each format, scale dtype, granularity, zero kind, secondary kind, bias and
+// both 16-bit types; the smallest legal shape (16 x 64) and odd multiples.
+const GemmCase kCases[] = {
+    {"weight=uint4,group=128,scale=fp16", 64, 128, false},
+    {"weight=uint4,group=64,scale=fp16", 16, 64, false},
+    {"weight=uint4,group=128,scale=fp16", 4096, 4096, true},
+    {"weight=uint4,group=128,scale=bf16,zero=int,act=bf16,out=bf16", 6144, 4096,
+     true},
+    {"weight=uint4,group=128,scale=bf16,zero=int,act=bf16,out=bf16", 208, 640,
+     false},
+    {"weight=uint8,group=channel,scale=fp16", 192, 320, false},
+    {"weight=uint3,group=64,scale=fp32,out=bf16", 80, 384, false},
+    {"weight=uint2,group=32,scale=fp16", 48, 256, false},
+    {"weight=uint1,group=16,scale=fp16", 32, 128, false},
+    {"weight=uint5,group=32,scale=fp16,act=bf16", 64, 192, false},
+    {"weight=uint6,group=channel,scale=e4m3", 96, 256, false},
+    {"weight=uint7,group=tensor,scale=fp32,scale2=tensor", 48, 128, false},
+    {"weight=int4,group=128,scale=fp16", 256, 512, false},
+    {"weight=int8,group=channel,scale=bf16,act=bf16", 112, 192, false},
+    {"weight=e4m3,group=channel,scale=fp32,act=bf16,out=bf16", 128, 256, false},
+    {"weight=e5m2,group=128,scale=bf16,act=bf16,out=bf16", 64, 256, false},
+    {"weight=e2m1,group=32,scale=ue8m0,act=bf16,out=bf16", 96, 2880, false},
+    {"weight=e2m1,group=16,scale=e4m3,scale2=tensor", 128, 256, false},
+    {"weight=e4m3,group=128x128,scale=fp32", 256, 384, false},
+    {"weight=uint4,group=128,scale=fp16,zero=float", 128, 256, false},
+    {"weight=uint4,group=32,scale=bf16,zero=float,act=bf16,out=bf16", 64, 192,
+     false},
+    {"weight=uint4,group=64,scale=fp16,bias=1,scale2=channel", 160, 256, false},
+    {"weight=uint8,group=128,scale=fp16,bias=1,out=bf16", 64, 512, false},
+};
+
+class GemmCorrectnessTest : public ::testing::TestWithParam<GemmCase> {};
+
+TEST_P(GemmCorrectnessTest, RepackIsExactAndEveryRangeMatchesFp64) {
+  HUMMINGD_REQUIRE_GPU();
+  const GemmCase& c = GetParam();
+  const uint64_t seed = TestSeed();
+  SCOPED_TRACE(SeedTrace(seed));
+  const std::string arch = TestArch(TestDevice());
+  absl::StatusOr<GemmLayerKernels> kernels =
+      ResolveGemm(c.spec, c.n, c.k, arch);
+  ASSERT_TRUE(kernels.ok()) << kernels.status();
+  ArtifactCache cache;
+  auto gemm = LoadedKernelSet::Load(kernels->gemm, cache);
+  ASSERT_TRUE(gemm.ok()) << gemm.status();
+  auto repack = LoadedKernelSet::Load(kernels->repack, cache);
+  ASSERT_TRUE(repack.ok()) << repack.status();
+
+  std::vector<int64_t> ms =
+      c.large ? std::vector<int64_t>{1, 16, 17, 64, 100, 257, 1000}
+              : std::vector<int64_t>{1, 7, 16, 17, 64, 100, 257, 1000, 1100};
+  int64_t workspace = 0;
+  int64_t counters = 0;
+  std::vector<bool> range_hit(kernels->plan.entries.size(), false);
+  for (int64_t m : ms) {
+    absl::StatusOr<const PlanEntry*> entry = GemmEntryForM(kernels->plan, m);
+    ASSERT_TRUE(entry.ok()) << entry.status();
+    workspace = std::max(workspace, GemmWorkspaceBytes(**entry, m));
+    counters = std::max(counters, GemmCounterBytes(**entry, m));
+    range_hit[*entry - kernels->plan.entries.data()] = true;
+  }
+  if (!c.large) {
+    for (size_t i = 0; i < range_hit.size(); ++i) {
+      EXPECT_TRUE(range_hit[i]) << "range " << i << " not exercised";
+    }
+  }
+
+  DeviceGemmLayer layer;
+  absl::Status init =
+      layer.Init(c.spec, c.n, c.k, ms.back(), workspace, counters, seed);
+  ASSERT_TRUE(init.ok()) << init;
+  absl::StatusOr<int64_t> repack_mismatches =
+      layer.RepackAndCountMismatches(**repack);
+  ASSERT_TRUE(repack_mismatches.ok()) << repack_mismatches.status();
+  EXPECT_EQ(*repack_mismatches, 0) << "GPU repack differs from the CPU";
+
+  // bf16 operands (weights are dequantized into the activation type) carry
+  // the same 8-bit significand as a bf16 output, so they get its bound.
+  const double tolerance =
+      layer.spec().output_type == DataType::kBf16 ||
+              layer.spec().activation_type == DataType::kBf16
+          ? 8e-3
+          : 1e-3;
+  for (int64_t m : ms) {
+    SCOPED_TRACE(::testing::Message() << "M=" << m);
+    ASSERT_TRUE(layer.PoisonOutput().ok());
+    absl::Status launched = LaunchGemm(**gemm, layer.buffers(), m, nullptr);
+    ASSERT_TRUE(launched.ok()) << launched;
+    absl::StatusOr<DeviceGemmLayer::Error> error = layer.Compare(m);
+    ASSERT_TRUE(error.ok()) << error.status();
+    EXPECT_EQ(error->non_finite, 0);
+    EXPECT_LE(error->relative, tolerance);
+    std::cout << "[ gemm     ] " << c.spec << " N=" << c.n << " K=" << c.k
+              << " M=" << m << " rel_err=" << error->relative << "\n";
+  }
+  absl::StatusOr<int64_t> nonzero = layer.NonzeroCounters();
+  ASSERT_TRUE(nonzero.ok()) << nonzero.status();
+  EXPECT_EQ(*nonzero, 0) << "split-K counters must be left zeroed";
+  // A second launch over the same (self-resetting) workspace agrees.
+  ASSERT_TRUE(layer.PoisonOutput().ok());
+  ASSERT_TRUE(LaunchGemm(**gemm, layer.buffers(), ms[0], nullptr).ok());
+  absl::StatusOr<DeviceGemmLayer::Error> again = layer.Compare(ms[0]);
+  ASSERT_TRUE(again.ok());
+  EXPECT_LE(again->relative, tolerance);
+}
+
+INSTANTIATE_TEST_SUITE_P(Formats, GemmCorrectnessTest,
+                         ::testing::ValuesIn(kCases));
+
+// Host-timed back-to-back launches (no CUDA events in the driver table):
+// W4A16 g128 N = K = 8192, weights rotated over enough copies to exceed 3x
+// a 60 MB L2. Runs only with HUMMINGD_GEMM_BENCH=1; writes gemm_bench.md to
+// $HUMMINGD_GPU_RESULTS_DIR.
+TEST(GemmBenchTest, W4A16Timing) {
+  HUMMINGD_REQUIRE_GPU();
+  if (std::getenv("HUMMINGD_GEMM_BENCH") == nullptr) {
+    GTEST_SKIP() << "set HUMMINGD_GEMM_BENCH=1 to time";
+  }
+  const char* spec = "weight=uint4,group=128,scale=fp16";
+  constexpr int64_t kN = 8192;
+  constexpr int64_t kK = 8192;
+  constexpr int kCopies = 7;  // 7 x 32 MB of weights
+  const std::vector<int64_t> ms = {1, 16, 64, 256, 1024, 4096};
+  absl::StatusOr<GemmLayerKernels> kernels =
+      ResolveGemm(spec, kN, kK, TestArch(TestDevice()));
+  ASSERT_TRUE(kernels.ok()) << kernels.status();
+  ArtifactCache cache;
+  auto gemm = LoadedKernelSet::Load(kernels->gemm, cache);
+  ASSERT_TRUE(gemm.ok()) << gemm.status();
+  int64_t workspace = 0;
+  int64_t counters = 0;
+  for (int64_t m : ms) {
+    const PlanEntry& entry = **GemmEntryForM(kernels->plan, m);
+    workspace = std::max(workspace, GemmWorkspaceBytes(entry, m));
+    counters = std::max(counters, GemmCounterBytes(entry, m));
+  }
+  DeviceGemmLayer layer;
+  ASSERT_TRUE(layer.Init(spec, kN, kK, ms.back(), workspace, counters, 1).ok());
+  std::vector<DeviceBuffer> copies(kCopies);
+  const size_t weight_bytes = kN * kK / 2;
+  for (DeviceBuffer& copy : copies) {
+    ASSERT_TRUE(copy.Allocate(weight_bytes).ok());
+    ASSERT_TRUE(copy.Fill(0x5A).ok());
+  }
+  absl::StatusOr<const CudaDriverApi*> api = CudaDriver();
+  ASSERT_TRUE(api.ok());
+  std::string table =
+      "| M | config | grid | median us | roofline us | % of roofline |\n"
+      "|---:|---|---|---:|---:|---:|\n";
+  for (int64_t m : ms) {
+    GemmBuffers buffers = layer.buffers();
+    const PlanEntry& entry = **GemmEntryForM(kernels->plan, m);
+    constexpr int kBatch = 30;
+    std::vector<double> per_launch;
+    for (int batch = 0; batch < 6; ++batch) {
+      ASSERT_TRUE(CudaCheck((*api)->cuCtxSynchronize(), "sync").ok());
+      const auto start = std::chrono::steady_clock::now();
+      for (int i = 0; i < kBatch; ++i) {
+        buffers.weights = copies[(batch * kBatch + i) % kCopies].get();
+        ASSERT_TRUE(LaunchGemm(**gemm, buffers, m, nullptr).ok());
+      }
+      ASSERT_TRUE(CudaCheck((*api)->cuCtxSynchronize(), "sync").ok());
+      const double us = std::chrono::duration<double, std::micro>(
+                            std::chrono::steady_clock::now() - start)
+                            .count();
+      if (batch > 0) per_launch.push_back(us / kBatch);  // batch 0 warms up
+    }
+    std::sort(per_launch.begin(), per_launch.end());
+    const double median = per_launch[per_launch.size() / 2];
+    const double bytes =
+        kN * kK / 2.0 + kN * (kK / 128) * 2.0 + 2.0 * m * kK + 2.0 * m * kN;
+    const double roofline =
+        std::max(bytes / 4.18e12, 2.0 * m * kN * kK / 800e12) * 1e6;
+    absl::StrAppend(
+        &table,
+        absl::StrFormat(
+            "| %d | %s | %dx%dx%d | %.1f | %.1f | %.0f%% |\n", m,
+            entry.config.text,
+            (m + entry.launch.m_per_block_x - 1) / entry.launch.m_per_block_x,
+            entry.launch.grid_y, entry.launch.grid_z, median, roofline,
+            100.0 * roofline / median));
+  }
+  std::cout << table;
+  if (const char* dir = std::getenv("HUMMINGD_GPU_RESULTS_DIR")) {
+    std::ofstream(std::string(dir) + "/gemm_bench.md") << table;
+  }
+  SUCCEED();
+}
+
+}  // namespace
+}  // namespace hummingd::gpu::testing
