@@ -19,6 +19,7 @@
 #include "hummingd/gpu/dequantize.h"
 #include "hummingd/gpu/loaded_kernel_set.h"
 #include "hummingd/kernel_client.h"
+#include "tests/gpu/daemon_round/linear_check.h"
 #include "tests/gpu/dequant_inputs.h"
 #include "tests/gpu/gpu_test_support.h"
 
@@ -45,6 +46,20 @@ constexpr Layer kLayers[] = {
     {"weight=uint4,group=64,scale=fp16,zero=float,act=fp16,out=fp16", 128,
      512},
 };
+
+// GEMM layers through QuantizedLinear: real projection shapes and odd ones,
+// M values that hit every range of the plan.
+constexpr Layer kLinearLayers[] = {
+    {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 4096, 4096},
+    {"weight=uint4,group=128,scale=bf16,zero=int,act=bf16,out=bf16,bias=1",
+     6144, 4096},
+    {"weight=uint8,group=channel,scale=fp16,act=fp16,out=fp16", 1024, 2048},
+    {"weight=e4m3,group=128x128,scale=fp32,act=bf16,out=bf16", 512, 1024},
+    {"weight=e2m1,group=16,scale=e4m3,scale2=tensor,act=bf16,out=bf16", 256,
+     1024},
+    {"weight=uint3,group=64,scale=fp16,act=fp16,out=fp16", 80, 384},
+};
+constexpr int64_t kLinearMs[] = {1, 7, 17, 100, 300, 1100};
 
 int Fail(const std::string& what) {
   std::printf("worker: FAILED: %s\n", what.c_str());
@@ -115,11 +130,30 @@ int main(int argc, char** argv) {
                 static_cast<long long>(layer.k),
                 bad == 0 ? "exact" : ("MISMATCH " + first_few).c_str());
   }
+  int linear_failures = 0;
+  for (const Layer& layer : kLinearLayers) {
+    auto checked = gpu::testing::CheckQuantizedLinear(
+        **kernel_client, artifacts, layer.spec, layer.n, layer.k,
+        std::vector<int64_t>(std::begin(kLinearMs), std::end(kLinearMs)), arch,
+        seed);
+    if (!checked.ok()) return Fail(std::string(checked.status().message()));
+    const bool ok = checked->non_finite == 0 &&
+                    checked->worst_relative_error <= checked->bound;
+    if (!ok) ++linear_failures;
+    keys.insert(keys.end(), checked->artifact_keys.begin(),
+                checked->artifact_keys.end());
+    std::printf("linear: %-62s %5lldx%-5lld rel_err=%.2e (bound %.0e) %s\n",
+                layer.spec, static_cast<long long>(layer.n),
+                static_cast<long long>(layer.k), checked->worst_relative_error,
+                checked->bound, ok ? "ok" : "FAILED");
+  }
   std::sort(keys.begin(), keys.end());
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
   std::printf("worker: %zu layers, %lld mismatching elements, %s\n",
               std::size(kLayers), static_cast<long long>(mismatches),
               gpu::testing::SeedTrace(seed).c_str());
   std::printf("keys: %s\n", absl::StrJoin(keys, ",").c_str());
-  return mismatches == 0 ? 0 : 1;
+  std::printf("linear: %zu layers x %zu M values, %d failed\n",
+              std::size(kLinearLayers), std::size(kLinearMs), linear_failures);
+  return mismatches == 0 && linear_failures == 0 ? 0 : 1;
 }
