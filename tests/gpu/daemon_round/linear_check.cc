@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
@@ -107,22 +108,39 @@ absl::StatusOr<LinearCheckResult> CheckQuantizedLinear(
     std::vector<uint16_t> y_bits(m * n);
     RETURN_IF_ERROR(y_device.Download(y_bits.data(), y_bits.size() * 2));
 
-    double error = 0, norm = 0;
-    for (int64_t row = 0; row < m; ++row) {
-      for (int64_t col = 0; col < n; ++col) {
-        double ref = bias[col];
-        const double* x_row = &x[row * k];
-        const float* w_row = &w[col * k];
-        for (int64_t i = 0; i < k; ++i) ref += x_row[i] * w_row[i];
-        const double got =
-            ReferenceDecodeScale(spec.output_type, y_bits[row * n + col]);
-        if (!std::isfinite(got)) {
-          ++result.non_finite;
-          continue;
+    // The fp64 reference of every element, rows spread over the host's
+    // cores (an M=1100 layer is tens of billions of multiply-adds).
+    const int threads =
+        std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+    std::vector<double> errors(threads, 0), norms(threads, 0);
+    std::vector<int64_t> non_finite(threads, 0);
+    std::vector<std::thread> workers;
+    for (int t = 0; t < threads; ++t) {
+      workers.emplace_back([&, t] {
+        for (int64_t row = t; row < m; row += threads) {
+          for (int64_t col = 0; col < n; ++col) {
+            double ref = bias[col];
+            const double* x_row = &x[row * k];
+            const float* w_row = &w[col * k];
+            for (int64_t i = 0; i < k; ++i) ref += x_row[i] * w_row[i];
+            const double got =
+                ReferenceDecodeScale(spec.output_type, y_bits[row * n + col]);
+            if (!std::isfinite(got)) {
+              ++non_finite[t];
+              continue;
+            }
+            errors[t] += (got - ref) * (got - ref);
+            norms[t] += ref * ref;
+          }
         }
-        error += (got - ref) * (got - ref);
-        norm += ref * ref;
-      }
+      });
+    }
+    for (std::thread& worker : workers) worker.join();
+    double error = 0, norm = 0;
+    for (int t = 0; t < threads; ++t) {
+      error += errors[t];
+      norm += norms[t];
+      result.non_finite += non_finite[t];
     }
     result.worst_relative_error = std::max(
         result.worst_relative_error, std::sqrt(error / std::max(norm, 1e-30)));
