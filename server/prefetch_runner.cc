@@ -2,15 +2,34 @@
 
 #include <string>
 
+#include "absl/container/flat_hash_set.h"
+
 namespace hummingd {
 namespace {
 
-int CountOutcome(const v1::KernelSet& set, v1::CacheOutcome outcome) {
-  int count = 0;
-  for (const v1::Kernel& kernel : set.kernels()) {
-    if (kernel.outcome() == outcome) ++count;
+// Counts each distinct artifact of the set once (M ranges may share one,
+// and prepare kernels count too), by the outcome it was served with.
+struct ArtifactCounts {
+  int kernels = 0;
+  int compiled = 0;
+  int cached = 0;
+};
+
+ArtifactCounts CountArtifacts(const v1::KernelSet& set) {
+  ArtifactCounts counts;
+  absl::flat_hash_set<std::string> seen;
+  for (const auto* kernels : {&set.kernels(), &set.prepare()}) {
+    for (const v1::Kernel& kernel : *kernels) {
+      if (!seen.insert(kernel.artifact_key()).second) continue;
+      ++counts.kernels;
+      if (kernel.outcome() == v1::CACHE_OUTCOME_HIT) {
+        ++counts.cached;
+      } else {
+        ++counts.compiled;  // compiled for this item, or by a concurrent one
+      }
+    }
   }
-  return count;
+  return counts;
 }
 
 }  // namespace
@@ -45,10 +64,10 @@ PrefetchOutcome RunPrefetch(
             ? resolver.Finish(*pending[i], deadline, /*metadata_only=*/true)
             : absl::StatusOr<v1::KernelSet>(pending[i].status());
     if (set.ok()) {
-      progress.set_kernels(set->kernels_size());
-      progress.set_compiled(CountOutcome(*set, v1::CACHE_OUTCOME_COMPILED) +
-                            CountOutcome(*set, v1::CACHE_OUTCOME_SHARED));
-      progress.set_cached(CountOutcome(*set, v1::CACHE_OUTCOME_HIT));
+      const ArtifactCounts counts = CountArtifacts(*set);
+      progress.set_kernels(counts.kernels);
+      progress.set_compiled(counts.compiled);
+      progress.set_cached(counts.cached);
     } else {
       progress.set_status_code(static_cast<int>(set.status().code()));
       progress.set_status_message(std::string(set.status().message()));

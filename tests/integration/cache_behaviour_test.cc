@@ -1,5 +1,7 @@
 // Hit after miss, hit after restart, eviction under the byte bound.
 
+#include <set>
+
 #include "gtest/gtest.h"
 #include "tests/integration/daemon_test_util.h"
 
@@ -96,6 +98,62 @@ TEST_F(CacheBehaviourTest, EvictionKeepsTheStoreUnderItsBound) {
   ASSERT_TRUE(
       Get(*stub, DequantRequest(256 + 32 * requests, 256), &again).ok());
   EXPECT_EQ(again.kernel_set().kernels(0).outcome(), v1::CACHE_OUTCOME_HIT);
+}
+
+}  // namespace
+}  // namespace hummingd::testing
+
+namespace hummingd::testing {
+namespace {
+
+TEST_F(CacheBehaviourTest, GemmSetsCarryEveryRangeAndTheRepackKernel) {
+  auto daemon = StartDaemon({"--compile-threads", "2"});
+  ASSERT_NE(daemon, nullptr);
+  auto stub = daemon->Stub();
+  v1::GetKernelsRequest request = DequantRequest(4096, 4096);
+  request.mutable_request()->set_family(v1::KERNEL_FAMILY_GEMM);
+  v1::GetKernelsResponse first;
+  grpc::Status status = Get(*stub, request, &first);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  const v1::KernelSet& set = first.kernel_set();
+  ASSERT_GE(set.kernels_size(), 2);
+  EXPECT_EQ(set.kernels(0).m_min(), 1);
+  for (int i = 1; i < set.kernels_size(); ++i) {
+    EXPECT_EQ(set.kernels(i).m_min(), set.kernels(i - 1).m_max() + 1);
+  }
+  for (const v1::Kernel& kernel : set.kernels()) {
+    EXPECT_EQ(kernel.entry(), "hummingd_gemm");
+    EXPECT_TRUE(kernel.role().empty());
+    EXPECT_GT(kernel.launch().m_per_block_x(), 0);
+    if (kernel.launch().grid_z() > 1) {
+      EXPECT_GT(kernel.launch().workspace_bytes_per_m_block(), 0);
+      EXPECT_GT(kernel.launch().counter_bytes_per_m_block(), 0);
+    }
+  }
+  ASSERT_EQ(set.prepare_size(), 1);
+  EXPECT_EQ(set.prepare(0).role(), "repack");
+  EXPECT_EQ(set.prepare(0).entry(), "hummingd_repack");
+  EXPECT_GT(set.prepare(0).cubin().size(), 1000u);
+  EXPECT_EQ(set.shape().n(), 4096);
+  EXPECT_EQ(set.family(), v1::KERNEL_FAMILY_GEMM);
+
+  // Distinct configs compile once each; the repack is one more.
+  std::set<std::string> distinct;
+  for (const v1::Kernel& kernel : set.kernels()) {
+    distinct.insert(kernel.artifact_key());
+  }
+  EXPECT_EQ(Counter(*stub, "compiles"),
+            static_cast<int64_t>(distinct.size()) + 1);
+
+  v1::GetKernelsResponse second;
+  ASSERT_TRUE(Get(*stub, request, &second).ok());
+  for (const auto* kernels :
+       {&second.kernel_set().kernels(), &second.kernel_set().prepare()}) {
+    for (const v1::Kernel& kernel : *kernels) {
+      EXPECT_EQ(kernel.outcome(), v1::CACHE_OUTCOME_HIT);
+    }
+  }
+  EXPECT_EQ(second.kernel_set().prepare(0).cubin(), set.prepare(0).cubin());
 }
 
 }  // namespace
