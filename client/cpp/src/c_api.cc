@@ -12,6 +12,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "client/cpp/src/c_api_handles.h"
 #include "ctl/manifest.h"
 #include "hummingd/hummingd.h"
 #include "hummingd/kernel_client.h"
@@ -20,25 +21,10 @@ using hummingd::client::ClientOptions;
 using hummingd::client::KernelClient;
 using hummingd::client::ResolveMode;
 
-struct hummingd_client {
-  std::unique_ptr<KernelClient> client;
-  std::mutex mutex;
-  // Node-based so that a returned c_str() survives other threads' inserts.
-  std::unordered_map<std::thread::id, std::string> last_error;
-};
-
-struct hummingd_kernel_set {
-  std::shared_ptr<const hummingd::v1::KernelSet> set;
-  std::vector<const std::string*> cubins;  // per kernel, shared by key
-};
-
 namespace {
 
 hummingd_status Fail(hummingd_client* client, const absl::Status& status) {
-  std::lock_guard<std::mutex> lock(client->mutex);
-  client->last_error[std::this_thread::get_id()] =
-      std::string(status.message());
-  return static_cast<hummingd_status>(status.code());
+  return client->errors.Record(status);
 }
 
 const hummingd::v1::Kernel* KernelAt(const hummingd_kernel_set* set,
@@ -151,9 +137,7 @@ hummingd_mode hummingd_client_mode(const hummingd_client* client) {
 
 const char* hummingd_client_last_error(hummingd_client* client) {
   if (client == nullptr) return "client: must not be NULL";
-  std::lock_guard<std::mutex> lock(client->mutex);
-  auto it = client->last_error.find(std::this_thread::get_id());
-  return it == client->last_error.end() ? "" : it->second.c_str();
+  return client->errors.Last();
 }
 
 hummingd_status hummingd_resolve(hummingd_client* client, const char* spec_text,

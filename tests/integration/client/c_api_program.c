@@ -138,6 +138,22 @@ int main(int argc, char** argv) {
           "second resolve shares the memoized set");
     hummingd_kernel_set_destroy(again);
   }
+  /* Device side: a layer needs a GEMM set and a GPU; a dequant set (or a
+   * machine without a driver) is refused with a reason, never a crash. */
+  {
+    hummingd_checkpoint_weights weights;
+    memset(&weights, 0, sizeof(weights));
+    hummingd_layer* layer = NULL;
+    Check(hummingd_layer_create(client, set, &weights, 16, NULL, &layer) !=
+                  HUMMINGD_OK &&
+              layer == NULL,
+          "a layer from a dequant set is refused");
+    Check(strlen(hummingd_client_last_error(client)) > 0,
+          "the refusal says why");
+    Check(hummingd_layer_create(client, set, NULL, 16, NULL, &layer) ==
+              HUMMINGD_INVALID_ARGUMENT,
+          "NULL weights are INVALID_ARGUMENT");
+  }
   hummingd_kernel_set_destroy(set);
 
   hummingd_kernel_set* bad = NULL;

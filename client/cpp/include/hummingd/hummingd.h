@@ -6,7 +6,11 @@
  * no handle yet and writes its message into the caller's buffer.
  * A kernel set handle owns its memory: pointers it hands out live until
  * hummingd_kernel_set_destroy, independently of the client.
- * Device-side calls (weights, launches) are not part of this header yet. */
+ * Device-side calls work on the calling thread's current CUDA device (the
+ * primary context is made current when none is); device pointers are
+ * CUdeviceptr values passed as uint64_t, streams are CUstream values passed
+ * as void* (NULL = the legacy default stream). The CUDA driver is loaded on
+ * first use: without one they return HUMMINGD_FAILED_PRECONDITION. */
 #ifndef HUMMINGD_HUMMINGD_H_
 #define HUMMINGD_HUMMINGD_H_
 
@@ -108,6 +112,50 @@ const void* hummingd_kernel_cubin(const hummingd_kernel_set* set, int index,
 hummingd_status hummingd_kernel_launch_params(const hummingd_kernel_set* set,
                                               int index,
                                               hummingd_launch_params* out);
+
+/* ------------------------------------------------------- device side -- */
+
+typedef struct hummingd_layer hummingd_layer;
+
+/* A layer's tensors in the checkpoint layout (kernels/reference/
+ * dequant_reference.h): packed weight rows (N, K*bits/32) uint32, scales,
+ * and, when the spec has them, zero points, an fp32 secondary scale and an
+ * (N) bias in the output dtype; 0 where absent. */
+typedef struct hummingd_checkpoint_weights {
+  uint64_t weights;
+  uint64_t scales;
+  uint64_t zero_points;
+  uint64_t secondary_scale;
+  uint64_t bias;
+} hummingd_checkpoint_weights;
+
+/* Prepares a GEMM layer from a "gemm" kernel set: loads its kernels,
+ * allocates the repacked weights and the split-K buffers for up to max_m
+ * tokens and enqueues the weight repack on `stream`. The checkpoint weight
+ * buffer may be freed once the stream has passed the repack; the other
+ * tensors must outlive the layer. The layer keeps what it needs of `set`. */
+hummingd_status hummingd_layer_create(
+    hummingd_client* client, const hummingd_kernel_set* set,
+    const hummingd_checkpoint_weights* weights, int64_t max_m, void* stream,
+    hummingd_layer** out);
+
+/* y (m, N) = x (m, K) . W^T (+ bias) on `stream`; allocates nothing, never
+ * synchronizes (CUDA-graph capturable). Forwards of one layer must be
+ * ordered on one stream. Errors: hummingd_layer_last_error. */
+hummingd_status hummingd_layer_forward(hummingd_layer* layer, uint64_t x,
+                                       uint64_t y, int64_t m, void* stream);
+
+/* The message of this thread's last failed call on `layer` ("" if none). */
+const char* hummingd_layer_last_error(hummingd_layer* layer);
+
+void hummingd_layer_destroy(hummingd_layer* layer);
+
+/* Dequantizes checkpoint tensors (weights, scales, zero points, secondary
+ * scale as above) into a dense (N, K) output with a "dequant" kernel set. */
+hummingd_status hummingd_dequantize(hummingd_client* client,
+                                    const hummingd_kernel_set* set,
+                                    const hummingd_checkpoint_weights* weights,
+                                    uint64_t output, void* stream);
 
 #ifdef __cplusplus
 } /* extern "C" */
