@@ -93,24 +93,6 @@ absl::StatusOr<GemmLayerKernels> Resolve(const std::string& spec_text,
   return out;
 }
 
-absl::Status Launch(const LoadedKernelSet& set, const LoadedKernel& kernel,
-                    int64_t m, void* args, CUstream stream) {
-  void* params[] = {args};
-  CUlaunchConfig config = {};
-  config.gridDimX = static_cast<unsigned int>(kernel.GridX(m));
-  config.gridDimY = kernel.grid_y;
-  config.gridDimZ = kernel.grid_z;
-  config.blockDimX = kernel.block_x;
-  config.blockDimY = 1;
-  config.blockDimZ = 1;
-  config.sharedMemBytes = kernel.dynamic_shared_memory;
-  config.hStream = stream;
-  return CudaCheck(
-      set.driver().cuLaunchKernelEx(&config, kernel.artifact->function, params,
-                                    nullptr),
-      absl::StrCat("cuLaunchKernelEx(", kernel.artifact->entry, ")"));
-}
-
 }  // namespace
 
 absl::StatusOr<GemmLayerKernels> ResolveGemm(const std::string& spec_text,
@@ -154,7 +136,7 @@ absl::Status LaunchGemm(const LoadedKernelSet& set, const GemmBuffers& buffers,
   args.workspace = reinterpret_cast<void*>(buffers.workspace);
   args.split_counters = reinterpret_cast<device::u32*>(buffers.split_counters);
   args.m = m;
-  return Launch(set, *kernel, m, &args, stream);
+  return LaunchKernel(set, *kernel, m, &args, stream);
 }
 
 absl::Status LaunchRepack(const LoadedKernelSet& set, CUdeviceptr checkpoint,
@@ -162,7 +144,7 @@ absl::Status LaunchRepack(const LoadedKernelSet& set, CUdeviceptr checkpoint,
   RepackArgs args;
   args.checkpoint = reinterpret_cast<const device::u32*>(checkpoint);
   args.fragments = reinterpret_cast<device::u32*>(fragments);
-  return Launch(set, set.kernels().front(), 1, &args, stream);
+  return LaunchKernel(set, set.kernels().front(), 1, &args, stream);
 }
 
 }  // namespace hummingd::gpu::testing

@@ -3,6 +3,8 @@
 // exports the entry point. Compiles run on a pool of hardware_concurrency
 // threads (NVRTC is thread-safe per program).
 
+#include "tests/unit/kernels/compile_grid.h"
+
 #include <algorithm>
 #include <atomic>
 #include <iostream>
@@ -70,16 +72,7 @@ constexpr GridSpec kGrid[] = {
 
 const char* const kArchs[] = {"sm_75", "sm_80", "sm_86", "sm_89", "sm_90a"};
 
-struct Job {
-  KernelRequest request;
-  KernelConfig config;
-  std::string label;
-};
-
-struct Result {
-  absl::Status status = absl::OkStatus();
-  double compile_ms = 0;
-};
+using Job = testing::CompileJob;
 
 absl::Status CheckCompiled(const Job& job, const CompiledKernel& kernel) {
   absl::StatusOr<CubinInfo> info = InspectCubin(kernel.cubin);
@@ -128,52 +121,16 @@ TEST(CompileGridTest, EveryPlannedDequantKernelCompilesForEveryArch) {
     }
   }
 
-  std::vector<Result> results(jobs.size());
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t i = next++; i < jobs.size(); i = next++) {
-      absl::StatusOr<KernelSource> source =
-          GenerateStub(jobs[i].request, jobs[i].config);
-      if (!source.ok()) {
-        results[i].status = source.status();
-        continue;
-      }
-      absl::StatusOr<CompiledKernel> kernel =
-          CompileKernel(*source, jobs[i].request.gpu);
-      if (!kernel.ok()) {
-        results[i].status = kernel.status();
-        continue;
-      }
-      results[i].compile_ms = kernel->compile_ms;
-      results[i].status = CheckCompiled(jobs[i], *kernel);
-    }
-  };
-  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-  std::vector<std::thread> pool;
-  for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker);
-  for (std::thread& thread : pool) thread.join();
-
-  std::map<std::string, std::vector<double>> times_by_arch;
-  for (size_t i = 0; i < jobs.size(); ++i) {
-    EXPECT_TRUE(results[i].status.ok())
-        << jobs[i].label << ": " << results[i].status;
-    if (results[i].status.ok()) {
-      times_by_arch[jobs[i].request.gpu.ArchName()].push_back(
-          results[i].compile_ms);
-    }
-  }
-  for (auto& [arch, times] : times_by_arch) {
-    std::sort(times.begin(), times.end());
-    const double median = times[times.size() / 2];
-    std::cout << "[ compile  ] " << arch << ": " << times.size()
-              << " kernels, median " << median << " ms, max " << times.back()
-              << " ms (" << threads << " threads)\n";
-    RecordProperty("median_compile_ms_" + arch, std::to_string(median));
-    // The design budget is well under a second per kernel on one core; a
-    // loose bound keeps this stable on a loaded CI machine.
-    EXPECT_LT(median, 2000.0) << arch;
-  }
-  EXPECT_EQ(times_by_arch.size(), std::size(kArchs));
+  unsigned threads = 0;
+  const std::vector<testing::CompileResult> results = testing::CompileAll(
+      jobs,
+      [](const Job& job, const KernelSource&, const CompiledKernel& kernel) {
+        return CheckCompiled(job, kernel);
+      },
+      &threads);
+  testing::ExpectCompiledWithinBudget(
+      jobs, results, threads, "dequant", std::size(kArchs),
+      [](const testing::CompileJob&) { return true; });
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 #include "kernels/nvrtc_compiler.h"
 #include "kernels/planner.h"
 #include "kernels/quant_spec.h"
+#include "tests/unit/kernels/compile_grid.h"
 
 namespace hummingd {
 namespace {
@@ -58,16 +59,7 @@ constexpr GridSpec kGrid[] = {
 
 const char* const kArchs[] = {"sm_75", "sm_80", "sm_86", "sm_89", "sm_90a"};
 
-struct Job {
-  KernelRequest request;
-  KernelConfig config;
-  std::string label;
-};
-
-struct Result {
-  absl::Status status = absl::OkStatus();
-  double compile_ms = 0;
-};
+using Job = testing::CompileJob;
 
 absl::Status CheckCompiled(const Job& job, const KernelSource& source,
                            const CompiledKernel& kernel) {
@@ -137,52 +129,14 @@ TEST(GemmCompileTest, EveryPlannedGemmKernelCompilesForEveryArch) {
   }
   EXPECT_GT(refused_bf16_on_turing, 0);
 
-  std::vector<Result> results(jobs.size());
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t i = next++; i < jobs.size(); i = next++) {
-      absl::StatusOr<KernelSource> source =
-          GenerateStub(jobs[i].request, jobs[i].config);
-      if (!source.ok()) {
-        results[i].status = source.status();
-        continue;
-      }
-      absl::StatusOr<CompiledKernel> kernel =
-          CompileKernel(*source, jobs[i].request.gpu);
-      if (!kernel.ok()) {
-        results[i].status = kernel.status();
-        continue;
-      }
-      results[i].compile_ms = kernel->compile_ms;
-      results[i].status = CheckCompiled(jobs[i], *source, *kernel);
-    }
-  };
-  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-  std::vector<std::thread> pool;
-  for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker);
-  for (std::thread& thread : pool) thread.join();
-
-  std::map<std::string, std::vector<double>> gemm_times_by_arch;
-  for (size_t i = 0; i < jobs.size(); ++i) {
-    EXPECT_TRUE(results[i].status.ok())
-        << jobs[i].label << ": " << results[i].status;
-    if (results[i].status.ok() && jobs[i].config.skeleton == kGemmSkeleton) {
-      gemm_times_by_arch[jobs[i].request.gpu.ArchName()].push_back(
-          results[i].compile_ms);
-    }
-  }
-  for (auto& [arch, times] : gemm_times_by_arch) {
-    std::sort(times.begin(), times.end());
-    const double median = times[times.size() / 2];
-    std::cout << "[ compile  ] gemm " << arch << ": " << times.size()
-              << " kernels, median " << median << " ms, max " << times.back()
-              << " ms (" << threads << " threads)\n";
-    RecordProperty("median_gemm_compile_ms_" + arch, std::to_string(median));
-    // Design budget: well under a second per kernel on one core; the bound
-    // is loose so that a loaded CI machine stays green.
-    EXPECT_LT(median, 2000.0) << arch;
-  }
-  EXPECT_EQ(gemm_times_by_arch.size(), std::size(kArchs));
+  unsigned threads = 0;
+  const std::vector<testing::CompileResult> results =
+      testing::CompileAll(jobs, CheckCompiled, &threads);
+  testing::ExpectCompiledWithinBudget(
+      jobs, results, threads, "gemm", std::size(kArchs),
+      [](const testing::CompileJob& job) {
+        return job.config.skeleton == kGemmSkeleton;
+      });
 }
 
 }  // namespace
