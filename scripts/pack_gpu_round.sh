@@ -18,10 +18,11 @@ mkdir -p "$dest/bin" "$dest/lib" "$dest/scripts"
 # binaries are built: the worker, the daemon and the CLI.
 binaries=("$binary")
 for optional in "$build/tests/gpu/daemon_round/gpu_daemon_worker" \
-                "$build/server/hummingd" "$build/ctl/hummingctl"; do
+                "$build/server/hummingd" "$build/ctl/hummingctl" \
+                "$build/bench/kernel/hummingd_gemm_bench"; do
   [[ -x "$optional" ]] && binaries+=("$optional")
 done
-cp scripts/daemon_round.sh "$dest/scripts/"
+cp scripts/daemon_round.sh bench/kernel/cublas_reference.py "$dest/scripts/"
 
 for bin in "${binaries[@]}"; do
   cp "$bin" "$dest/bin/"

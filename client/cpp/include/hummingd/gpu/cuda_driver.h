@@ -49,6 +49,11 @@ namespace hummingd::gpu {
   X(cuGraphLaunch)                        \
   X(cuGraphExecDestroy)                   \
   X(cuGraphDestroy)                       \
+  X(cuEventCreate)                        \
+  X(cuEventRecord)                        \
+  X(cuEventSynchronize)                   \
+  X(cuEventElapsedTime)                   \
+  X(cuEventDestroy)                       \
   X(cuGetErrorName)                       \
   X(cuGetErrorString)
 

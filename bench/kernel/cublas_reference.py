@@ -1,0 +1,67 @@
+"""cuBLAS reference times for the GEMM bench, by the method of KERNELS.md.
+
+Dense fp16/bf16 Y = X @ W^T for the bench's shapes, through PyTorch (which
+calls cuBLAS): weight copies rotated so one pass moves more than 3x the L2,
+the calls captured in a CUDA graph, the median of replays divided by the
+calls. Prints one line per case, "N K M dtype microseconds", the format
+hummingd_gemm_bench --cublas_json reads.
+
+  python3 bench/kernel/cublas_reference.py [--shapes 8192x8192,...] [--ms 1,16,...]
+"""
+import argparse
+import math
+
+import torch
+
+
+def time_case(n, k, m, dtype, replays, l2_bytes):
+    weight_bytes = n * k * 2
+    copies = max(2, math.ceil(3 * l2_bytes / weight_bytes) + 1)
+    weights = [torch.randn(n, k, device="cuda", dtype=dtype) for _ in range(copies)]
+    x = torch.randn(m, k, device="cuda", dtype=dtype)
+    y = torch.empty(m, n, device="cuda", dtype=dtype)
+    launches = max(20, copies)
+    stream = torch.cuda.Stream()
+    with torch.cuda.stream(stream):
+        for w in weights:  # warm cuBLAS heuristics outside the capture
+            torch.matmul(x, w.t(), out=y)
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph, stream=stream):
+        for i in range(launches):
+            torch.matmul(x, weights[i % copies].t(), out=y)
+    graph.replay()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(replays):
+        start = torch.cuda.Event(enable_timing=True)
+        stop = torch.cuda.Event(enable_timing=True)
+        start.record()
+        graph.replay()
+        stop.record()
+        stop.synchronize()
+        times.append(1000.0 * start.elapsed_time(stop) / launches)
+    del weights, graph
+    torch.cuda.empty_cache()
+    return sorted(times)[len(times) // 2]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--shapes", default="8192x8192,28672x8192,8192x28672")
+    parser.add_argument("--ms", default="1,16,64,256,1024,4096,8192")
+    parser.add_argument("--dtypes", default="fp16,bf16")
+    parser.add_argument("--replays", type=int, default=10)
+    parser.add_argument("--l2_bytes", type=float, default=60e6)
+    args = parser.parse_args()
+    dtypes = {"fp16": torch.float16, "bf16": torch.bfloat16}
+    for shape in args.shapes.split(","):
+        n, k = (int(v) for v in shape.split("x"))
+        for m in (int(v) for v in args.ms.split(",")):
+            for name in args.dtypes.split(","):
+                us = time_case(n, k, m, dtypes[name], args.replays, args.l2_bytes)
+                print(f"{n} {k} {m} {name} {us:.2f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
