@@ -6,10 +6,12 @@
 // NaN-poisoned outputs and every element checked.
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <string>
 #include <thread>
@@ -22,6 +24,9 @@
 #include "hummingd/gpu/cuda_driver.h"
 #include "hummingd/gpu/loaded_kernel_set.h"
 #include "kernels/gemm_config.h"
+#include "kernels/gpu_target.h"
+#include "kernels/layer_shape.h"
+#include "kernels/planner.h"
 #include "kernels/reference/dequant_reference.h"
 #include "kernels/reference/format_reference.h"
 #include "kernels/reference/gemm_layout.h"
@@ -44,7 +49,7 @@ void RandomHalves(DataType type, size_t count, std::mt19937_64& rng,
 }
 
 // ref[m][n] = sum_k x[m][k] w[n][k] (+ bias[n]) in fp64, rows split over
-// the host's cores.
+// the host's cores (K is a multiple of 64).
 std::vector<double> ReferenceGemm(const std::vector<float>& x,
                                   const std::vector<float>& w,
                                   const std::vector<float>& bias, int64_t m,
@@ -58,11 +63,17 @@ std::vector<double> ReferenceGemm(const std::vector<float>& x,
         const float* xr = &x[row * k];
         for (int64_t col = 0; col < n; ++col) {
           const float* wr = &w[col * k];
-          double sum = 0;
-          for (int64_t i = 0; i < k; ++i) {
-            sum += static_cast<double>(xr[i]) * static_cast<double>(wr[i]);
+          // Four independent sums (K is a multiple of 64) so the adds
+          // pipeline; float products are exact in fp64.
+          double sum[4] = {0, 0, 0, 0};
+          for (int64_t i = 0; i < k; i += 4) {
+            for (int j = 0; j < 4; ++j) {
+              sum[j] += static_cast<double>(xr[i + j]) *
+                        static_cast<double>(wr[i + j]);
+            }
           }
-          out[row * n + col] = sum + (bias.empty() ? 0.0 : bias[col]);
+          out[row * n + col] = (sum[0] + sum[1]) + (sum[2] + sum[3]) +
+                               (bias.empty() ? 0.0 : bias[col]);
         }
       }
     });
@@ -190,49 +201,219 @@ class DeviceGemmLayer {
   DeviceBuffer x_dev_, bias_dev_, y_, workspace_, counters_;
 };
 
+// Which M values a case runs: every range of its plan (kSmall), or, for a
+// real layer, fewer (kLarge: no M past 1024) or M up to 4096.
+enum GemmMSet { kSmall, kLarge, kLargeWithM4096 };
+
 struct GemmCase {
   const char* spec;
   int64_t n;
   int64_t k;
-  bool large;  // fewer M values (the fp64 reference is the cost)
+  GemmMSet m_set;
 };
 
 void PrintTo(const GemmCase& c, std::ostream* os) {
   *os << c.spec << " n=" << c.n << " k=" << c.k;
 }
 
-// Each format, scale dtype, granularity, zero kind, secondary kind, bias and
-// both 16-bit types; the smallest legal shape (16 x 64) and odd multiples.
+// M = 1, 7, 16, 17, 64, 257, 1000 everywhere; 100 and 1100 (or 4096) so
+// that the 65..256 and > 1024 ranges run too.
+std::vector<int64_t> MValues(GemmMSet m_set) {
+  switch (m_set) {
+    case kSmall:
+      return {1, 7, 16, 17, 64, 100, 257, 1000, 1100};
+    case kLarge:
+      return {1, 7, 16, 17, 64, 100, 257, 1000};
+    case kLargeWithM4096:
+      return {1, 7, 16, 17, 64, 100, 257, 1000, 4096};
+  }
+  return {};
+}
+
+// The covering grid (issue 4): every weight format x every scale
+// granularity x every scale dtype x both 16-bit activation / output types,
+// plus secondary scales, zero points and bias, each pair of options met in
+// at least one case (not the full product). Shapes: the smallest legal
+// (16 x 64), odd multiples of the units (48 x 192, 80 x 320, ...) and real
+// layers (4096 x 4096, 6144 x 4096) for a few cases only (the fp64
+// reference is the cost).
 const GemmCase kCases[] = {
-    {"weight=uint4,group=128,scale=fp16", 64, 128, false},
-    {"weight=uint4,group=64,scale=fp16", 16, 64, false},
-    {"weight=uint4,group=128,scale=fp16", 4096, 4096, true},
+    // uint1 .. uint8, symmetric (implicit mid-point).
+    {"weight=uint1,group=32,scale=fp16", 16, 64, kSmall},
+    {"weight=uint1,group=16,scale=fp16", 32, 128, kSmall},
+    {"weight=uint1,group=channel,scale=bf16,act=bf16,out=bf16", 48, 192,
+     kSmall},
+    {"weight=uint2,group=64,scale=fp32", 80, 320, kSmall},
+    {"weight=uint2,group=32,scale=fp16", 48, 256, kSmall},
+    {"weight=uint2,group=tensor,scale=fp16,act=bf16", 64, 256, kSmall},
+    {"weight=uint2,group=128,scale=e4m3,out=bf16", 128, 256, kSmall},
+    {"weight=uint3,group=32,scale=bf16,act=bf16,out=bf16", 48, 192, kSmall},
+    {"weight=uint3,group=64,scale=fp32,out=bf16", 80, 384, kSmall},
+    {"weight=uint3,group=256,scale=fp16", 96, 512, kSmall},
+    {"weight=uint3,group=128x128,scale=fp32", 256, 384, kSmall},
+    {"weight=uint3,group=64,scale=e5m2,out=bf16", 80, 320, kSmall},
+    {"weight=uint4,group=128,scale=fp16", 4096, 4096, kLargeWithM4096},
+    {"weight=uint4,group=128,scale=fp16", 64, 128, kSmall},
+    {"weight=uint4,group=64,scale=fp16", 16, 64, kSmall},
+    {"weight=uint4,group=32,scale=fp16", 16, 64, kSmall},
+    {"weight=uint4,group=64,scale=bf16,act=bf16,out=bf16", 80, 320, kSmall},
+    {"weight=uint4,group=256,scale=fp32,act=bf16", 128, 512, kSmall},
+    {"weight=uint4,group=channel,scale=e4m3", 48, 192, kSmall},
+    {"weight=uint4,group=tensor,scale=ue8m0,act=bf16,out=bf16", 64, 256,
+     kSmall},
+    {"weight=uint4,group=128x128,scale=bf16,act=bf16,out=bf16", 128, 256,
+     kSmall},
+    {"weight=uint4,group=128,scale=fp16,scale2=channel", 208, 640, kSmall},
+    {"weight=uint4,group=64,scale=fp16,bias=1,scale2=channel", 160, 256,
+     kSmall},
+    {"weight=uint4,group=64,scale=fp16,bias=1", 16, 64, kSmall},
+    {"weight=uint5,group=32,scale=fp16,act=bf16", 64, 192, kSmall},
+    {"weight=uint5,group=channel,scale=fp32,out=bf16", 80, 320, kSmall},
+    {"weight=uint5,group=128,scale=ue8m0", 96, 384, kSmall},
+    {"weight=uint6,group=channel,scale=e4m3", 96, 256, kSmall},
+    {"weight=uint6,group=64,scale=bf16,act=bf16,out=bf16", 48, 192, kSmall},
+    {"weight=uint6,group=256,scale=fp16,bias=1", 112, 768, kSmall},
+    {"weight=uint7,group=tensor,scale=fp32,scale2=tensor", 48, 128, kSmall},
+    {"weight=uint7,group=32,scale=fp16", 16, 64, kSmall},
+    {"weight=uint7,group=128,scale=bf16,act=bf16", 144, 384, kSmall},
+    {"weight=uint8,group=channel,scale=fp16", 192, 320, kSmall},
+    {"weight=uint8,group=128,scale=fp16,bias=1,out=bf16", 64, 512, kSmall},
+    {"weight=uint8,group=32,scale=bf16,act=bf16,out=bf16", 80, 320, kSmall},
+    {"weight=uint8,group=128x128,scale=fp32,act=bf16,out=bf16", 256, 512,
+     kSmall},
+    {"weight=uint8,group=tensor,scale=e4m3", 48, 192, kSmall},
+    // uint4 / uint8 with integer zero points.
     {"weight=uint4,group=128,scale=bf16,zero=int,act=bf16,out=bf16", 6144, 4096,
-     true},
+     kLarge},
     {"weight=uint4,group=128,scale=bf16,zero=int,act=bf16,out=bf16", 208, 640,
-     false},
-    {"weight=uint8,group=channel,scale=fp16", 192, 320, false},
-    {"weight=uint3,group=64,scale=fp32,out=bf16", 80, 384, false},
-    {"weight=uint2,group=32,scale=fp16", 48, 256, false},
-    {"weight=uint1,group=16,scale=fp16", 32, 128, false},
-    {"weight=uint5,group=32,scale=fp16,act=bf16", 64, 192, false},
-    {"weight=uint6,group=channel,scale=e4m3", 96, 256, false},
-    {"weight=uint7,group=tensor,scale=fp32,scale2=tensor", 48, 128, false},
-    {"weight=int4,group=128,scale=fp16", 256, 512, false},
-    {"weight=int8,group=channel,scale=bf16,act=bf16", 112, 192, false},
-    {"weight=e4m3,group=channel,scale=fp32,act=bf16,out=bf16", 128, 256, false},
-    {"weight=e5m2,group=128,scale=bf16,act=bf16,out=bf16", 64, 256, false},
-    {"weight=e2m1,group=32,scale=ue8m0,act=bf16,out=bf16", 96, 2880, false},
-    {"weight=e2m1,group=16,scale=e4m3,scale2=tensor", 128, 256, false},
-    {"weight=e4m3,group=128x128,scale=fp32", 256, 384, false},
-    {"weight=uint4,group=128,scale=fp16,zero=float", 128, 256, false},
+     kSmall},
+    {"weight=uint4,group=128,scale=fp16,zero=int", 4096, 4096, kLarge},
+    {"weight=uint4,group=32,scale=fp16,zero=int", 16, 64, kSmall},
+    {"weight=uint4,group=64,scale=fp16,zero=int,bias=1", 48, 192, kSmall},
+    {"weight=uint4,group=256,scale=fp32,zero=int", 128, 512, kSmall},
+    {"weight=uint4,group=channel,scale=fp16,zero=int,act=bf16", 80, 320,
+     kSmall},
+    {"weight=uint4,group=128,scale=fp16,zero=int,scale2=channel", 96, 384,
+     kSmall},
+    {"weight=uint4,group=128x128,scale=e4m3,zero=int", 128, 256, kSmall},
+    {"weight=uint8,group=128,scale=fp16,zero=int", 64, 256, kSmall},
+    {"weight=uint8,group=channel,scale=bf16,zero=int,act=bf16,out=bf16", 48,
+     192, kSmall},
+    {"weight=uint8,group=32,scale=fp32,zero=int,out=bf16", 80, 320, kSmall},
+    {"weight=uint8,group=tensor,scale=fp16,zero=int", 16, 64, kSmall},
+    // uint4 with float zero points (activation dtype).
+    {"weight=uint4,group=128,scale=fp16,zero=float", 128, 256, kSmall},
     {"weight=uint4,group=32,scale=bf16,zero=float,act=bf16,out=bf16", 64, 192,
-     false},
-    {"weight=uint4,group=64,scale=fp16,bias=1,scale2=channel", 160, 256, false},
-    {"weight=uint8,group=128,scale=fp16,bias=1,out=bf16", 64, 512, false},
+     kSmall},
+    {"weight=uint4,group=64,scale=fp16,zero=float,bias=1", 80, 320, kSmall},
+    {"weight=uint4,group=channel,scale=fp32,zero=float,act=bf16", 48, 192,
+     kSmall},
+    {"weight=uint4,group=256,scale=bf16,zero=float,act=bf16,out=bf16", 128, 512,
+     kSmall},
+    // Signed integers (two's complement, no offset).
+    {"weight=int4,group=128,scale=fp16", 256, 512, kSmall},
+    {"weight=int4,group=32,scale=bf16,act=bf16,out=bf16", 16, 64, kSmall},
+    {"weight=int4,group=channel,scale=e4m3,bias=1", 80, 320, kSmall},
+    {"weight=int4,group=128x128,scale=fp32", 128, 256, kSmall},
+    {"weight=int4,group=64,scale=fp16,scale2=tensor", 48, 192, kSmall},
+    {"weight=int8,group=channel,scale=bf16,act=bf16", 112, 192, kSmall},
+    {"weight=int8,group=128,scale=fp16", 64, 256, kSmall},
+    {"weight=int8,group=tensor,scale=fp32,out=bf16", 48, 192, kSmall},
+    {"weight=int8,group=256,scale=ue8m0,act=bf16,out=bf16", 80, 512, kSmall},
+    // fp8 weights; e5m2 only with bf16 (its range overflows fp16 sums).
+    {"weight=e4m3,group=channel,scale=fp32,act=bf16,out=bf16", 128, 256,
+     kSmall},
+    {"weight=e4m3,group=128x128,scale=fp32", 256, 384, kSmall},
+    {"weight=e4m3,group=128x128,scale=fp32,act=bf16,out=bf16", 4096, 4096,
+     kLargeWithM4096},
+    {"weight=e4m3,group=tensor,scale=fp32", 16, 64, kSmall},
+    {"weight=e4m3,group=32,scale=ue8m0,act=bf16,out=bf16", 48, 192, kSmall},
+    {"weight=e4m3,group=128,scale=bf16,act=bf16,bias=1", 80, 384, kSmall},
+    {"weight=e5m2,group=128,scale=bf16,act=bf16,out=bf16", 64, 256, kSmall},
+    {"weight=e5m2,group=channel,scale=fp32,act=bf16,out=bf16", 48, 192, kSmall},
+    {"weight=e5m2,group=32,scale=ue8m0,act=bf16,out=bf16", 80, 320, kSmall},
+    {"weight=e5m2,group=tensor,scale=fp32,act=bf16,out=bf16", 16, 128, kSmall},
+    // fp4 / fp6 weights (MXFP4, NVFP4, MXFP6 and plain scales).
+    {"weight=e2m1,group=32,scale=ue8m0,act=bf16,out=bf16", 96, 2880, kSmall},
+    {"weight=e2m1,group=16,scale=e4m3,scale2=tensor", 128, 256, kSmall},
+    {"weight=e2m1,group=16,scale=e4m3,scale2=tensor,act=bf16,out=bf16", 6144,
+     4096, kLarge},
+    {"weight=e2m1,group=32,scale=fp16", 16, 64, kSmall},
+    {"weight=e2m1,group=128,scale=bf16,act=bf16,out=bf16,bias=1", 80, 384,
+     kSmall},
+    {"weight=e2m1,group=channel,scale=fp32", 48, 192, kSmall},
+    {"weight=e3m2,group=32,scale=fp16", 48, 192, kSmall},
+    {"weight=e3m2,group=128,scale=bf16,act=bf16,out=bf16", 128, 256, kSmall},
+    {"weight=e3m2,group=channel,scale=e4m3,out=bf16", 16, 64, kSmall},
+    {"weight=e3m2,group=64,scale=ue8m0,act=bf16,out=bf16,scale2=channel", 80,
+     320, kSmall},
+    {"weight=e2m3,group=32,scale=ue8m0,act=bf16,out=bf16", 64, 192, kSmall},
+    {"weight=e2m3,group=256,scale=fp16", 96, 512, kSmall},
+    {"weight=e2m3,group=tensor,scale=fp32,bias=1", 48, 192, kSmall},
+    {"weight=e2m3,group=128x128,scale=bf16,act=bf16,out=bf16", 128, 128,
+     kSmall},
 };
 
-class GemmCorrectnessTest : public ::testing::TestWithParam<GemmCase> {};
+// The grid itself, without a GPU (so CI checks it): every case is a legal,
+// plannable GEMM layer, and its M values reach every range of the plan.
+TEST(GemmCaseGridTest, EveryCaseIsPlannableAndCoversItsRanges) {
+  absl::StatusOr<GpuTarget> gpu = ParseGpuArch("sm_90a");
+  ASSERT_TRUE(gpu.ok()) << gpu.status();
+  for (const GemmCase& c : kCases) {
+    SCOPED_TRACE(::testing::Message()
+                 << c.spec << " n=" << c.n << " k=" << c.k);
+    absl::StatusOr<QuantSpec> spec = ParseSpecText(c.spec);
+    ASSERT_TRUE(spec.ok()) << spec.status();
+    EXPECT_TRUE(ValidateSpec(*spec).ok()) << ValidateSpec(*spec);
+    KernelRequest request;
+    request.family = KernelFamily::kGemm;
+    request.spec = *spec;
+    request.shape.n = c.n;
+    request.shape.k = c.k;
+    request.gpu = *gpu;
+    const absl::Status shape =
+        ValidateShape(*spec, request.shape, request.family, ShapeLimits{});
+    EXPECT_TRUE(shape.ok()) << shape;
+    absl::StatusOr<Plan> plan = PlanKernels(request);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    std::vector<bool> range_hit(plan->entries.size(), false);
+    for (int64_t m : MValues(c.m_set)) {
+      absl::StatusOr<const PlanEntry*> entry = GemmEntryForM(*plan, m);
+      ASSERT_TRUE(entry.ok()) << entry.status();
+      range_hit[*entry - plan->entries.data()] = true;
+    }
+    if (c.m_set != kLarge) {
+      for (size_t i = 0; i < range_hit.size(); ++i) {
+        EXPECT_TRUE(range_hit[i]) << "range " << i << " not exercised";
+      }
+    }
+  }
+}
+
+class GemmCorrectnessTest : public ::testing::TestWithParam<GemmCase> {
+ protected:
+  // NVRTC dominates a case's time and compiles independent programs
+  // safely in parallel, so every case's kernels are compiled up front over
+  // the host's cores (ResolveGemm memoizes; a failure is left for its case
+  // to resolve again and report).
+  static void SetUpTestSuite() {
+    if (!NoGpuReason().empty()) return;
+    const std::string arch = TestArch(TestDevice());
+    const size_t count = std::size(kCases);
+    const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+    std::atomic<size_t> next{0};
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < std::min<size_t>(threads, count); ++t) {
+      pool.emplace_back([&] {
+        for (size_t i = next++; i < count; i = next++) {
+          (void)ResolveGemm(kCases[i].spec, kCases[i].n, kCases[i].k, arch)
+              .ok();
+        }
+      });
+    }
+    for (std::thread& thread : pool) thread.join();
+  }
+};
 
 TEST_P(GemmCorrectnessTest, RepackIsExactAndEveryRangeMatchesFp64) {
   HUMMINGD_REQUIRE_GPU();
@@ -249,9 +430,7 @@ TEST_P(GemmCorrectnessTest, RepackIsExactAndEveryRangeMatchesFp64) {
   auto repack = LoadedKernelSet::Load(kernels->repack, cache);
   ASSERT_TRUE(repack.ok()) << repack.status();
 
-  std::vector<int64_t> ms =
-      c.large ? std::vector<int64_t>{1, 16, 17, 64, 100, 257, 1000}
-              : std::vector<int64_t>{1, 7, 16, 17, 64, 100, 257, 1000, 1100};
+  const std::vector<int64_t> ms = MValues(c.m_set);
   int64_t workspace = 0;
   int64_t counters = 0;
   std::vector<bool> range_hit(kernels->plan.entries.size(), false);
@@ -262,7 +441,7 @@ TEST_P(GemmCorrectnessTest, RepackIsExactAndEveryRangeMatchesFp64) {
     counters = std::max(counters, GemmCounterBytes(**entry, m));
     range_hit[*entry - kernels->plan.entries.data()] = true;
   }
-  if (!c.large) {
+  if (c.m_set != kLarge) {
     for (size_t i = 0; i < range_hit.size(); ++i) {
       EXPECT_TRUE(range_hit[i]) << "range " << i << " not exercised";
     }
