@@ -248,6 +248,75 @@ absl::StatusOr<PlanEntry> PlanRepack(const KernelRequest& request) {
   return entry;
 }
 
+absl::Status CheckQuantizeRequest(const KernelRequest& request) {
+  const QuantSpec& spec = request.spec;
+  const LayerShape& shape = request.shape;
+  RETURN_IF_ERROR(ValidateSpec(spec));
+  if (shape.kind != GemmKind::kDense) {
+    return absl::UnimplementedError(
+        "shape.kind: the quantize kernel takes dense weights only");
+  }
+  if (spec.activation_type != DataType::kFp16 &&
+      spec.activation_type != DataType::kBf16) {
+    return absl::UnimplementedError(absl::StrCat(
+        "spec.activation_type: the quantize kernel reads fp16 or bf16 input "
+        "(got ",
+        DataTypeName(spec.activation_type), ")"));
+  }
+  if (shape.n <= 0 || shape.k <= 0 || shape.k % 32 != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "shape: the quantize kernel needs N > 0 and K a positive multiple of "
+        "32 (got N=",
+        shape.n, ", K=", shape.k, ")"));
+  }
+  int64_t tile_n = 1;
+  int64_t tile_k = shape.k;
+  if (spec.granularity == ScaleGranularity::kGroup) {
+    tile_k = spec.group_size;
+  } else if (spec.granularity == ScaleGranularity::kBlock) {
+    tile_n = spec.block_n;
+    tile_k = spec.block_k;
+  }
+  if (shape.n % tile_n != 0 || shape.k % tile_k != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "shape: N=", shape.n, ", K=", shape.k,
+        " must be multiples of the scale tile (", tile_n, " x ", tile_k, ")"));
+  }
+  return absl::OkStatus();
+}
+
+int64_t QuantizeJobs(const KernelRequest& request) {
+  const QuantSpec& spec = request.spec;
+  const LayerShape& shape = request.shape;
+  switch (spec.granularity) {
+    case ScaleGranularity::kGroup:
+      return shape.n * (shape.k / std::max(spec.group_size, 32));
+    case ScaleGranularity::kChannel:
+      return shape.n;
+    case ScaleGranularity::kBlock:
+      return (shape.n / spec.block_n) * (shape.k / std::max(spec.block_k, 32));
+    case ScaleGranularity::kTensor:
+      return 1;
+  }
+  return 1;
+}
+
+absl::StatusOr<PlanEntry> PlanQuantize(const KernelRequest& request) {
+  RETURN_IF_ERROR(CheckQuantizeRequest(request));
+  constexpr int kWarpsPerBlock = kQuantizeThreads / 32;
+  const int64_t jobs = QuantizeJobs(request);
+  PlanEntry entry;
+  entry.m_min = 1;
+  entry.m_max = kDefaultMaxM;
+  entry.config.family = request.family;
+  entry.config.skeleton = kQuantizeSkeleton;
+  entry.config.text = absl::StrCat("threads=", kQuantizeThreads);
+  entry.config.threads_per_block = kQuantizeThreads;
+  entry.launch.block_x = kQuantizeThreads;
+  entry.launch.grid_x = (jobs + kWarpsPerBlock - 1) / kWarpsPerBlock;
+  return entry;
+}
+
 std::string PlannerGpuFields(KernelFamily family, const GpuTarget& gpu) {
   switch (family) {
     case KernelFamily::kDequant:

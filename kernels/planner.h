@@ -34,4 +34,25 @@ absl::StatusOr<Plan> PlanKernels(const KernelRequest& request);
 // every M, grid independent of M. Same preconditions as PlanKernels.
 absl::StatusOr<PlanEntry> PlanRepack(const KernelRequest& request);
 
+// The quantize-from-float kernel (device/pack/quantize.cuh): dense (N, K)
+// input in the spec's activation dtype -> the dequant buffer contract,
+// byte-identical to ReferenceQuantize. One warp per scale entry (two for
+// 16-wide groups), kQuantizeThreads / 32 warps per block.
+inline constexpr char kQuantizeSkeleton[] = "quantize";
+inline constexpr char kQuantizeEntry[] = "hummingd_quantize";
+inline constexpr int kQuantizeThreads = 128;
+
+// What PlanQuantize and the quantize stub require of a request of either
+// family: a valid spec; a dense shape with N > 0, K a positive multiple of
+// 32 and both multiples of the scale tile (INVALID_ARGUMENT); fp16 or bf16
+// activations, the input dtype (UNIMPLEMENTED otherwise).
+absl::Status CheckQuantizeRequest(const KernelRequest& request);
+
+// Warps (jobs) the quantize kernel launches for a checked request.
+int64_t QuantizeJobs(const KernelRequest& request);
+
+// One kernel for every M (skeleton "quantize", config "threads=128"), grid
+// independent of M; config.family is the request's family.
+absl::StatusOr<PlanEntry> PlanQuantize(const KernelRequest& request);
+
 }  // namespace hummingd
