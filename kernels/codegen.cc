@@ -155,6 +155,34 @@ absl::Status CheckDequantPreconditions(const KernelRequest& request,
   return absl::OkStatus();
 }
 
+// The closed tokens of a DequantConfig instantiation.
+struct DequantConfigTokens {
+  std::string kind, layout, scale, zero, secondary, activation, output;
+};
+
+// The DequantConfig both the dequant and the quantize stubs instantiate.
+void AppendDequantConfig(std::string& text, const QuantSpec& spec,
+                         const LayerShape& shape,
+                         const DequantConfigTokens& tokens) {
+  const bool is_float = spec.weight.kind == WeightKind::kFloat;
+  const ScaleBlock block = ScaleBlockOf(spec);
+  absl::StrAppend(&text, "using Config = hd::DequantConfig<\n");
+  absl::StrAppend(
+      &text, "    /*kind=*/hd::", tokens.kind, ", /*bits=*/", spec.weight.bits,
+      ", /*exponent_bits=*/", is_float ? spec.weight.exponent_bits : 0,
+      ", /*mantissa_bits=*/", is_float ? spec.weight.mantissa_bits : 0, ",\n");
+  absl::StrAppend(&text, "    /*scale_layout=*/hd::", tokens.layout,
+                  ", /*scale_block_n=*/", block.n, ", /*scale_block_k=*/",
+                  block.k, ",\n");
+  absl::StrAppend(&text, "    /*scale_type=*/hd::", tokens.scale,
+                  ", /*zero=*/hd::", tokens.zero,
+                  ", /*secondary=*/hd::", tokens.secondary, ",\n");
+  absl::StrAppend(&text, "    /*activation_type=*/hd::", tokens.activation,
+                  ", /*output_type=*/hd::", tokens.output, ",\n");
+  absl::StrAppend(&text, "    /*n=*/", shape.n, "LL, /*k=*/", shape.k,
+                  "LL>;\n");
+}
+
 absl::StatusOr<KernelSource> GenerateDequantStub(const KernelRequest& request,
                                                  const KernelConfig& config) {
   const QuantSpec& spec = request.spec;
@@ -180,9 +208,6 @@ absl::StatusOr<KernelSource> GenerateDequantStub(const KernelRequest& request,
     ASSIGN_OR_RETURN(activation, ScalarTypeToken(spec.activation_type,
                                                  "spec.activation_type"));
   }
-  const bool is_float = spec.weight.kind == WeightKind::kFloat;
-  const ScaleBlock block = ScaleBlockOf(spec);
-
   KernelSource source;
   source.entry = kDequantEntry;
   source.name = "hummingd_dequant.cu";
@@ -194,21 +219,9 @@ absl::StatusOr<KernelSource> GenerateDequantStub(const KernelRequest& request,
   absl::StrAppend(&text, "#include \"gemm/dequant_kernel.cuh\"\n\n");
   absl::StrAppend(&text, "namespace {\n");
   absl::StrAppend(&text, "namespace hd = ::hummingd::device;\n");
-  absl::StrAppend(&text, "using Config = hd::DequantConfig<\n");
-  absl::StrAppend(
-      &text, "    /*kind=*/hd::", kind, ", /*bits=*/", spec.weight.bits,
-      ", /*exponent_bits=*/", is_float ? spec.weight.exponent_bits : 0,
-      ", /*mantissa_bits=*/", is_float ? spec.weight.mantissa_bits : 0, ",\n");
-  absl::StrAppend(&text, "    /*scale_layout=*/hd::", layout,
-                  ", /*scale_block_n=*/", block.n, ", /*scale_block_k=*/",
-                  block.k, ",\n");
-  absl::StrAppend(&text, "    /*scale_type=*/hd::", scale,
-                  ", /*zero=*/hd::", zero, ", /*secondary=*/hd::", secondary,
-                  ",\n");
-  absl::StrAppend(&text, "    /*activation_type=*/hd::", activation,
-                  ", /*output_type=*/hd::", output, ",\n");
-  absl::StrAppend(&text, "    /*n=*/", request.shape.n, "LL, /*k=*/",
-                  request.shape.k, "LL>;\n");
+  AppendDequantConfig(
+      text, spec, request.shape,
+      {kind, layout, scale, zero, secondary, activation, output});
   absl::StrAppend(&text, "}  // namespace\n\n");
   absl::StrAppend(&text, "extern \"C\" __global__ void __launch_bounds__(",
                   config.threads_per_block, ") ", kDequantEntry,
@@ -381,9 +394,6 @@ absl::StatusOr<KernelSource> GenerateQuantizeStub(const KernelRequest& request,
   ASSIGN_OR_RETURN(
       const std::string activation,
       ScalarTypeToken(spec.activation_type, "spec.activation_type"));
-  const bool is_float = spec.weight.kind == WeightKind::kFloat;
-  const ScaleBlock block = ScaleBlockOf(spec);
-
   KernelSource source;
   source.entry = kQuantizeEntry;
   source.name = "hummingd_quantize.cu";
@@ -396,21 +406,9 @@ absl::StatusOr<KernelSource> GenerateQuantizeStub(const KernelRequest& request,
   absl::StrAppend(&text, "namespace hd = ::hummingd::device;\n");
   // The dequant config carries every compile-time fact the quantizer needs;
   // its output type is unused and fixed so it never alters the stub.
-  absl::StrAppend(&text, "using Config = hd::DequantConfig<\n");
-  absl::StrAppend(
-      &text, "    /*kind=*/hd::", kind, ", /*bits=*/", spec.weight.bits,
-      ", /*exponent_bits=*/", is_float ? spec.weight.exponent_bits : 0,
-      ", /*mantissa_bits=*/", is_float ? spec.weight.mantissa_bits : 0, ",\n");
-  absl::StrAppend(&text, "    /*scale_layout=*/hd::", layout,
-                  ", /*scale_block_n=*/", block.n, ", /*scale_block_k=*/",
-                  block.k, ",\n");
-  absl::StrAppend(&text, "    /*scale_type=*/hd::", scale,
-                  ", /*zero=*/hd::", zero, ", /*secondary=*/hd::", secondary,
-                  ",\n");
-  absl::StrAppend(&text, "    /*activation_type=*/hd::", activation,
-                  ", /*output_type=*/hd::ScalarType::kFp16,\n");
-  absl::StrAppend(&text, "    /*n=*/", request.shape.n, "LL, /*k=*/",
-                  request.shape.k, "LL>;\n");
+  AppendDequantConfig(
+      text, spec, request.shape,
+      {kind, layout, scale, zero, secondary, activation, "ScalarType::kFp16"});
   absl::StrAppend(&text, "}  // namespace\n\n");
   absl::StrAppend(&text, "extern \"C\" __global__ void __launch_bounds__(",
                   kQuantizeThreads, ") ", kQuantizeEntry,
