@@ -18,50 +18,6 @@
 namespace hummingd::gpu::testing {
 namespace {
 
-// Appends one kernel per entry to `set`, compiling each distinct config
-// once (cubin only in its first kernel, as the daemon sends it).
-absl::Status AddKernels(const KernelRequest& request, const std::string& arch,
-                        const std::vector<PlanEntry>& entries,
-                        v1::KernelSet& set) {
-  std::map<std::string, CompiledKernel> compiled;
-  for (const PlanEntry& entry : entries) {
-    const std::string key = Sha256Hex(absl::StrCat(
-        "test-gemm-artifact|", set.canonical_spec(), "|", request.shape.n, "|",
-        request.shape.k, "|", arch, "|", entry.config.skeleton, "|",
-        entry.config.text, "|", CodegenHash()));
-    v1::Kernel* kernel = set.add_kernels();
-    auto it = compiled.find(key);
-    if (it == compiled.end()) {
-      ASSIGN_OR_RETURN(KernelSource source,
-                       GenerateStub(request, entry.config));
-      ASSIGN_OR_RETURN(CompiledKernel cubin,
-                       CompileKernel(source, request.gpu));
-      it = compiled.emplace(key, std::move(cubin)).first;
-      kernel->set_cubin(it->second.cubin);
-    }
-    kernel->set_m_min(entry.m_min);
-    kernel->set_m_max(entry.m_max);
-    kernel->set_artifact_key(key);
-    kernel->set_entry(it->second.entry);
-    kernel->set_cubin_checksum(Checksum64(it->second.cubin));
-    v1::LaunchParams* launch = kernel->mutable_launch();
-    launch->set_block_x(entry.launch.block_x);
-    launch->set_grid_x(entry.launch.grid_x);
-    launch->set_grid_y(entry.launch.grid_y);
-    launch->set_grid_z(entry.launch.grid_z);
-    launch->set_m_per_block_x(entry.launch.m_per_block_x);
-    launch->set_dynamic_shared_memory(entry.launch.dynamic_shared_memory);
-    kernel->set_threads_per_block(entry.config.threads_per_block);
-    kernel->set_dynamic_shared_memory(entry.config.dynamic_shared_memory);
-    kernel->set_arch(arch);
-    kernel->set_toolchain(Toolchain().Identity());
-    kernel->set_config(entry.config.text);
-    kernel->set_compile_ms(it->second.compile_ms);
-    kernel->set_registers(-1);
-  }
-  return absl::OkStatus();
-}
-
 absl::StatusOr<GemmLayerKernels> Resolve(const std::string& spec_text,
                                          int64_t n, int64_t k,
                                          const std::string& arch) {
@@ -88,8 +44,9 @@ absl::StatusOr<GemmLayerKernels> Resolve(const std::string& spec_text,
         absl::StrCat("test-gemm-plan|", set == &out.gemm ? "gemm" : "repack",
                      "|", set->canonical_spec(), "|", n, "|", k, "|", arch)));
   }
-  RETURN_IF_ERROR(AddKernels(request, arch, out.plan.entries, out.gemm));
-  RETURN_IF_ERROR(AddKernels(request, arch, {out.repack_entry}, out.repack));
+  RETURN_IF_ERROR(AppendCompiledKernels(request, out.plan.entries, out.gemm));
+  RETURN_IF_ERROR(
+      AppendCompiledKernels(request, {out.repack_entry}, out.repack));
   return out;
 }
 

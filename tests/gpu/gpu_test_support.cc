@@ -55,11 +55,22 @@ absl::StatusOr<v1::KernelSet> Resolve(const std::string& spec_text, int64_t n,
   set.set_canonical_spec(FormatSpecText(spec));
   set.set_plan_key(Sha256Hex(absl::StrCat("test-plan|", set.canonical_spec(),
                                           "|", n, "|", k, "|", arch)));
+  RETURN_IF_ERROR(AppendCompiledKernels(request, plan.entries, set));
+  return set;
+}
+
+}  // namespace
+
+absl::Status AppendCompiledKernels(const KernelRequest& request,
+                                   const std::vector<PlanEntry>& entries,
+                                   v1::KernelSet& set) {
+  const std::string arch = request.gpu.ArchName();
   std::map<std::string, CompiledKernel> compiled;  // by artifact key
-  for (const PlanEntry& entry : plan.entries) {
-    const std::string key = Sha256Hex(
-        absl::StrCat("test-artifact|", set.canonical_spec(), "|", n, "|", k,
-                     "|", arch, "|", entry.config.text, "|", CodegenHash()));
+  for (const PlanEntry& entry : entries) {
+    const std::string key = Sha256Hex(absl::StrCat(
+        "test-artifact|", FormatSpecText(request.spec), "|", request.shape.n,
+        "|", request.shape.k, "|", arch, "|", entry.config.skeleton, "|",
+        entry.config.text, "|", CodegenHash()));
     v1::Kernel* kernel = set.add_kernels();
     auto it = compiled.find(key);
     if (it == compiled.end()) {
@@ -82,6 +93,10 @@ absl::StatusOr<v1::KernelSet> Resolve(const std::string& spec_text, int64_t n,
     launch->set_grid_z(entry.launch.grid_z);
     launch->set_m_per_block_x(entry.launch.m_per_block_x);
     launch->set_dynamic_shared_memory(entry.launch.dynamic_shared_memory);
+    launch->set_workspace_bytes_per_m_block(
+        entry.launch.workspace_bytes_per_m_block);
+    launch->set_counter_bytes_per_m_block(
+        entry.launch.counter_bytes_per_m_block);
     kernel->set_threads_per_block(entry.config.threads_per_block);
     kernel->set_dynamic_shared_memory(entry.config.dynamic_shared_memory);
     kernel->set_arch(arch);
@@ -90,10 +105,8 @@ absl::StatusOr<v1::KernelSet> Resolve(const std::string& spec_text, int64_t n,
     kernel->set_compile_ms(it->second.compile_ms);
     kernel->set_registers(-1);
   }
-  return set;
+  return absl::OkStatus();
 }
-
-}  // namespace
 
 std::string NoGpuReason() { return Gpu().no_gpu_reason; }
 

@@ -13,6 +13,7 @@
 #include "hummingd/gpu/cuda_driver.h"
 #include "hummingd/v1/kernel_service.pb.h"
 #include "kernels/layer_shape.h"
+#include "kernels/plan.h"
 #include "kernels/quant_spec.h"
 
 namespace hummingd::gpu::testing {
@@ -42,6 +43,13 @@ std::string TestArch(const CudaDevice& device);
 absl::StatusOr<v1::KernelSet> ResolveDequant(const std::string& spec_text,
                                              int64_t n, int64_t k,
                                              const std::string& arch);
+
+// Appends one kernel per plan entry to `set`, compiling each distinct config
+// once (its cubin only in its first kernel, as the daemon sends it); the
+// artifact key is a test-local hash of everything that shapes the cubin.
+absl::Status AppendCompiledKernels(const KernelRequest& request,
+                                   const std::vector<PlanEntry>& entries,
+                                   v1::KernelSet& set);
 
 // Owns one device allocation (freed on destruction).
 class DeviceBuffer {
