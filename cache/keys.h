@@ -13,7 +13,7 @@ namespace hummingd {
 
 // Bumped when the layout of keys or values changes; old entries then simply
 // miss and age out.
-inline constexpr int kCacheSchemaVersion = 2;
+inline constexpr int kCacheSchemaVersion = 3;
 
 struct PlanKeyInputs {
   KernelFamily family = KernelFamily::kDequant;

@@ -110,6 +110,7 @@ void EncodePlanEntry(ByteWriter& w, const PlanRecordEntry& entry) {
   w.I64(entry.launch.dynamic_shared_memory);
   w.I64(entry.launch.workspace_bytes_per_m_block);
   w.I64(entry.launch.counter_bytes_per_m_block);
+  w.U8(entry.launch.programmatic_dependent_launch ? 1 : 0);
 }
 
 void DecodePlanEntry(ByteReader& reader, PlanRecordEntry& entry) {
@@ -132,6 +133,9 @@ void DecodePlanEntry(ByteReader& reader, PlanRecordEntry& entry) {
   reader.I32(&entry.launch.dynamic_shared_memory);
   reader.I64(&entry.launch.workspace_bytes_per_m_block);
   reader.I64(&entry.launch.counter_bytes_per_m_block);
+  uint8_t programmatic = 0;
+  reader.U8(&programmatic);
+  entry.launch.programmatic_dependent_launch = programmatic != 0;
 }
 
 // Each entry takes well over 64 bytes; a count beyond that is garbage and

@@ -286,6 +286,16 @@ absl::StatusOr<KernelSource> GenerateGemmStub(const KernelRequest& request,
   RETURN_IF_ERROR(CheckGemmShape(request.shape));
   ASSIGN_OR_RETURN(const GemmTileConfig tile, ParseGemmTileText(config.text));
   RETURN_IF_ERROR(ValidateGemmTile(tile, request.shape.n, request.shape.k));
+  if (config.skeleton != tile.Skeleton()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("config.skeleton: ", config.text, " belongs to skeleton '",
+                     tile.Skeleton(), "' (got '", config.skeleton, "')"));
+  }
+  if (tile.mma == GemmMma::kWgmma && request.gpu.sm != 90) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("config.text: wgmma kernels need sm_90a (got ",
+                     request.gpu.ArchName(), ")"));
+  }
   if (config.threads_per_block != tile.Threads()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "config.threads_per_block: must be ", tile.Threads(), " for ",
@@ -320,7 +330,9 @@ absl::StatusOr<KernelSource> GenerateGemmStub(const KernelRequest& request,
                   kStubGeneratorVersion, "): ", FormatSpecText(spec),
                   ", N=", request.shape.n, ", K=", request.shape.k, ", ",
                   FormatGemmTileText(tile), ".\n");
-  absl::StrAppend(&text, "#include \"gemm/wna16_gemm.cuh\"\n\n");
+  const bool wgmma = tile.mma == GemmMma::kWgmma;
+  absl::StrAppend(&text, wgmma ? "#include \"gemm/wgmma_gemm.cuh\"\n\n"
+                               : "#include \"gemm/wna16_gemm.cuh\"\n\n");
   absl::StrAppend(&text, "namespace {\n");
   absl::StrAppend(&text, "namespace hd = ::hummingd::device;\n");
   absl::StrAppend(&text, "using Format = hd::GemmFormat<\n");
@@ -337,18 +349,29 @@ absl::StatusOr<KernelSource> GenerateGemmStub(const KernelRequest& request,
   absl::StrAppend(&text, "    /*activation_type=*/hd::", activation,
                   ", /*output_type=*/hd::", output, ", /*has_bias=*/",
                   spec.has_bias ? "true" : "false", ">;\n");
-  absl::StrAppend(&text, "using Tile = hd::GemmTile<", tile.block_m, ", ",
-                  tile.block_n, ", ", tile.block_k, ", ", tile.warps_m, ", ",
-                  tile.warps_n, ", ", tile.stages, ">;\n");
-  absl::StrAppend(&text, "using Config = hd::Wna16Config<Format, Tile, ",
-                  request.shape.n, "LL, ", request.shape.k, "LL>;\n");
+  if (wgmma) {
+    absl::StrAppend(&text, "using Tile = hd::WgmmaTile<", tile.block_m, ", ",
+                    tile.block_n, ", ", tile.block_k, ", ", tile.warps_n / 4,
+                    ", ", tile.stages, ">;\n");
+    absl::StrAppend(&text, "using Config = hd::WgmmaConfig<Format, Tile, ",
+                    request.shape.n, "LL, ", request.shape.k, "LL>;\n");
+  } else {
+    absl::StrAppend(&text, "using Tile = hd::GemmTile<", tile.block_m, ", ",
+                    tile.block_n, ", ", tile.block_k, ", ", tile.warps_m, ", ",
+                    tile.warps_n, ", ", tile.stages, ">;\n");
+    absl::StrAppend(&text, "using Config = hd::Wna16Config<Format, Tile, ",
+                    request.shape.n, "LL, ", request.shape.k, "LL>;\n");
+  }
   absl::StrAppend(&text, "}  // namespace\n\n");
+  // wgmma decode tiles run WgmmaBlocksPerSm blocks per SM: cap the
+  // registers so that they fit (two blocks of 256 threads: 128 each).
   absl::StrAppend(&text, "extern \"C\" __global__ void __launch_bounds__(",
-                  tile.Threads(), ") ", kGemmEntry,
-                  "(hummingd::GemmArgs args) {\n");
-  absl::StrAppend(&text,
-                  "  hd::run_wna16_gemm<Config>(args, threadIdx.x, "
-                  "blockIdx.x, blockIdx.y, blockIdx.z, gridDim.z);\n");
+                  tile.Threads(),
+                  wgmma ? absl::StrCat(", ", WgmmaBlocksPerSm(tile)) : "", ") ",
+                  kGemmEntry, "(hummingd::GemmArgs args) {\n");
+  absl::StrAppend(&text, "  hd::", wgmma ? "run_wgmma_gemm" : "run_wna16_gemm",
+                  "<Config>(args, threadIdx.x, blockIdx.x, blockIdx.y, "
+                  "blockIdx.z, gridDim.z);\n");
   absl::StrAppend(&text, "}\n");
   return source;
 }
@@ -359,15 +382,17 @@ absl::StatusOr<KernelSource> GenerateGemmFamilyStub(
     return absl::InvalidArgumentError(
         "config.family: a gemm request needs a gemm config");
   }
-  if (config.skeleton == kGemmSkeleton) {
+  if (config.skeleton == kGemmSkeleton ||
+      config.skeleton == kGemmWgmmaSkeleton) {
     return GenerateGemmStub(request, config);
   }
   if (config.skeleton == kRepackSkeleton) {
     return GenerateRepackStub(request, config);
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "config.skeleton: the gemm family has skeletons '", kGemmSkeleton,
-      "' and '", kRepackSkeleton, "' (got '", config.skeleton, "')"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("config.skeleton: the gemm family has skeletons '",
+                   kGemmSkeleton, "', '", kGemmWgmmaSkeleton, "' and '",
+                   kRepackSkeleton, "' (got '", config.skeleton, "')"));
 }
 
 // ---- Quantize-from-float (either family) ----

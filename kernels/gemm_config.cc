@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "gemm/wgmma_config.cuh"
 
 namespace hummingd {
 namespace {
@@ -34,28 +35,51 @@ bool ParseDims(absl::string_view text, int count, int* out) {
 
 }  // namespace
 
-int GemmTileConfig::SharedBytes(int bits) const {
+int GemmTileConfig::SharedBytes(const QuantSpec& spec) const {
+  const int bits = spec.weight.bits;
+  if (mma == GemmMma::kWgmma) {
+    // The kernel's own formula (kernels/device/gemm/wgmma_config.cuh).
+    int64_t scale_tile_k = INT64_MAX;  // channel / tensor: one entry
+    if (spec.granularity == ScaleGranularity::kGroup) {
+      scale_tile_k = spec.group_size;
+    } else if (spec.granularity == ScaleGranularity::kBlock) {
+      scale_tile_k = spec.block_k;
+    }
+    const int stage = device::wgmma_stage_bytes(
+        block_m, block_n, block_k, bits,
+        device::wgmma_scale_entries(scale_tile_k, block_k),
+        spec.zero_point != ZeroPointKind::kNone);
+    return device::wgmma_shared_bytes(stages, stage);
+  }
   const int a_bytes = block_m * block_k * 2;
   const int w_bytes = static_cast<int>(block_n / kGemmUnitN) *
                       static_cast<int>(block_k / kGemmUnitK) * 128 * bits;
   return stages * (a_bytes + w_bytes);
 }
 
+int WgmmaBlocksPerSm(const GemmTileConfig& tile) {
+  return tile.block_m >= 64 ? 1 : 2;
+}
+
 std::string FormatGemmTileText(const GemmTileConfig& tile) {
   return absl::StrCat("tile=", tile.block_m, "x", tile.block_n, "x",
                       tile.block_k, ",warps=", tile.warps_m, "x", tile.warps_n,
-                      ",stages=", tile.stages);
+                      ",stages=", tile.stages,
+                      tile.mma == GemmMma::kWgmma ? ",mma=wgmma" : "");
 }
 
 absl::StatusOr<GemmTileConfig> ParseGemmTileText(std::string_view text) {
-  const std::vector<absl::string_view> fields =
-      absl::StrSplit(absl::string_view(text.data(), text.size()), ',');
-  if (fields.size() != 3 || !absl::StartsWith(fields[0], "tile=") ||
+  const absl::string_view whole(text.data(), text.size());
+  const std::vector<absl::string_view> fields = absl::StrSplit(whole, ',');
+  const bool has_mma = fields.size() == 4;
+  if ((fields.size() != 3 && !has_mma) ||
+      !absl::StartsWith(fields[0], "tile=") ||
       !absl::StartsWith(fields[1], "warps=") ||
-      !absl::StartsWith(fields[2], "stages=")) {
-    return Invalid(
-        absl::StrCat("expected tile=BMxBNxBK,warps=WMxWN,stages=S (got '",
-                     absl::string_view(text.data(), text.size()), "')"));
+      !absl::StartsWith(fields[2], "stages=") ||
+      (has_mma && fields[3] != "mma=wgmma")) {
+    return Invalid(absl::StrCat(
+        "expected tile=BMxBNxBK,warps=WMxWN,stages=S[,mma=wgmma] (got '", whole,
+        "')"));
   }
   GemmTileConfig tile;
   int dims[3];
@@ -68,6 +92,7 @@ absl::StatusOr<GemmTileConfig> ParseGemmTileText(std::string_view text) {
   tile.warps_n = dims[1];
   if (!ParseDims(fields[2].substr(7), 1, dims)) return Invalid("bad stages=");
   tile.stages = dims[0];
+  tile.mma = has_mma ? GemmMma::kWgmma : GemmMma::kSync;
   return tile;
 }
 
@@ -77,8 +102,25 @@ absl::Status ValidateGemmTile(const GemmTileConfig& tile, int64_t n,
     return Invalid(absl::StrCat("BK must be 64, 128, 192 or 256 (got ",
                                 tile.block_k, ")"));
   }
-  if (tile.block_m % (16 * tile.warps_m) != 0 ||
-      tile.block_n % (16 * tile.warps_n) != 0) {
+  if (tile.mma == GemmMma::kWgmma) {
+    const int warpgroups = tile.warps_n / 4;
+    if ((tile.block_m != 8 && tile.block_m != 16 && tile.block_m != 32 &&
+         tile.block_m != 64) ||
+        tile.warps_m != 1 || (tile.warps_n != 4 && tile.warps_n != 8) ||
+        tile.block_n % (64 * warpgroups) != 0 ||
+        tile.block_n / (64 * warpgroups) > 2) {
+      return Invalid(absl::StrCat(
+          "wgmma tiles take BM 8, 16, 32 or 64, warps 1x4 or 1x8 and one or "
+          "two 64-row blocks per warpgroup (tile ",
+          tile.block_m, "x", tile.block_n, ", warps ", tile.warps_m, "x",
+          tile.warps_n, ")"));
+    }
+    if (tile.stages < 3 || tile.stages > 12) {
+      return Invalid(absl::StrCat("wgmma tiles take 3..12 stages (got ",
+                                  tile.stages, ")"));
+    }
+  } else if (tile.block_m % (16 * tile.warps_m) != 0 ||
+             tile.block_n % (16 * tile.warps_n) != 0) {
     return Invalid(absl::StrCat(
         "warp tiles must be whole m16 x n16 fragments (tile ", tile.block_m,
         "x", tile.block_n, ", warps ", tile.warps_m, "x", tile.warps_n, ")"));
@@ -86,7 +128,7 @@ absl::Status ValidateGemmTile(const GemmTileConfig& tile, int64_t n,
   if (tile.Threads() > 1024 || tile.block_m > 256) {
     return Invalid("at most 32 warps and BM <= 256");
   }
-  if (tile.stages < 2 || tile.stages > 8) {
+  if (tile.mma == GemmMma::kSync && (tile.stages < 2 || tile.stages > 8)) {
     return Invalid(absl::StrCat("stages must be 2..8 (got ", tile.stages, ")"));
   }
   if (n % tile.block_n != 0 || k % tile.block_k != 0) {
@@ -106,7 +148,7 @@ int64_t GemmWorkspaceBytesPerMBlock(const GemmTileConfig& tile, int64_t n,
 int64_t GemmCounterBytesPerMBlock(const GemmTileConfig& tile, int64_t n,
                                   int64_t splits) {
   if (splits <= 1) return 0;
-  return (tile.block_m / 16) * (n / 16) * 4;
+  return ((tile.block_m + 15) / 16) * (n / 16) * 4;
 }
 
 namespace {

@@ -2,8 +2,10 @@
 
 // Host side of the GEMM family's compile-time tiling: the canonical config
 // text the planner writes and codegen reads back
-// ("tile=16x64x128,warps=1x4,stages=4"), its validation against a layer,
-// and the split-K workspace size.
+// ("tile=16x64x128,warps=1x4,stages=4" for the mma.sync skeleton,
+// "tile=8x128x256,warps=1x8,stages=6,mma=wgmma" for the Hopper decode
+// skeleton), its validation against a layer, and the split-K workspace
+// size.
 
 #include <cstdint>
 #include <string>
@@ -12,10 +14,15 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "kernels/plan.h"
+#include "kernels/quant_spec.h"
 
 namespace hummingd {
 
 inline constexpr char kGemmSkeleton[] = "wna16";
+// sm_90a decode kernels: weights as wgmma's register A operand, the tokens
+// (block_m of 8, 16, 32 or 64) as its N, one or two warpgroups (warps 1x4
+// or 1x8) of one or two 64-row blocks each.
+inline constexpr char kGemmWgmmaSkeleton[] = "wna16_wgmma";
 inline constexpr char kRepackSkeleton[] = "repack";
 inline constexpr char kGemmEntry[] = "hummingd_gemm";
 inline constexpr char kRepackEntry[] = "hummingd_repack";
@@ -25,6 +32,11 @@ inline constexpr int kRepackThreads = 256;
 inline constexpr int64_t kGemmUnitN = 16;
 inline constexpr int64_t kGemmUnitK = 64;
 
+enum class GemmMma : uint8_t {
+  kSync = 1,   // mma.sync m16n8k16 (sm_75+), skeleton kGemmSkeleton
+  kWgmma = 2,  // wgmma, register A (sm_90a), skeleton kGemmWgmmaSkeleton
+};
+
 struct GemmTileConfig {
   int block_m = 16;
   int block_n = 64;
@@ -32,12 +44,22 @@ struct GemmTileConfig {
   int warps_m = 1;
   int warps_n = 4;
   int stages = 4;
+  GemmMma mma = GemmMma::kSync;
 
   int Threads() const { return 32 * warps_m * warps_n; }
-  // Dynamic shared memory for weights of `bits` bits.
-  int SharedBytes(int bits) const;
+  // Dynamic shared memory of the kernel for this spec (the wgmma skeleton
+  // also stages scale and zero-point words).
+  int SharedBytes(const QuantSpec& spec) const;
+  const char* Skeleton() const {
+    return mma == GemmMma::kWgmma ? kGemmWgmmaSkeleton : kGemmSkeleton;
+  }
   bool operator==(const GemmTileConfig&) const = default;
 };
+
+// Blocks per SM a wgmma decode tile is built for (its register cap and the
+// planner's residency): two, except at 64 tokens, whose 64 fp32
+// accumulators per thread need more than 128 registers.
+int WgmmaBlocksPerSm(const GemmTileConfig& tile);
 
 std::string FormatGemmTileText(const GemmTileConfig& tile);
 // Strict inverse of FormatGemmTileText; INVALID_ARGUMENT naming
@@ -45,7 +67,9 @@ std::string FormatGemmTileText(const GemmTileConfig& tile);
 absl::StatusOr<GemmTileConfig> ParseGemmTileText(std::string_view text);
 
 // The tile fits the layer and the device rules (N % BN, K % BK, BK % 64,
-// warp tiles of whole m16 x n16 fragments, <= 1024 threads, stages 2..8).
+// warp tiles of whole m16 x n16 fragments, <= 1024 threads, stages 2..8;
+// for wgmma: block_m 8/16/32/64, warps 1x4 or 1x8, BN a multiple of 64 per
+// warpgroup, stages 3..8).
 absl::Status ValidateGemmTile(const GemmTileConfig& tile, int64_t n, int64_t k);
 
 // Split-K buffers per block along x (0 when splits <= 1); the device uses

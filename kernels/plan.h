@@ -51,6 +51,12 @@ struct LaunchParams {
   // kernels/device/schedule/split_k.cuh).
   int64_t workspace_bytes_per_m_block = 0;
   int64_t counter_bytes_per_m_block = 0;
+  // The kernel may be launched as a programmatic dependent of the previous
+  // kernel on the stream (CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_
+  // SERIALIZATION): it starts while that kernel drains, prefetches only
+  // read-only inputs (weights, scales), and waits for it (griddepcontrol.wait)
+  // before touching anything it may have written.
+  bool programmatic_dependent_launch = false;
 
   bool operator==(const LaunchParams&) const = default;
 };

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "kernels/gemm_config.h"
+#include "kernels/gemm_decode_plan.h"
 #include "kernels/layer_shape.h"
 #include "kernels/plan.h"
 
@@ -125,10 +126,10 @@ absl::StatusOr<GemmTileConfig> ChooseGemmTile(const GemmRange& range,
   const int warp_n = range.block_m == 16 ? 16 : 32;
   tile.warps_n = std::max(1, tile.block_n / warp_n);
   tile.stages = 4;
-  while (tile.stages > 2 && tile.SharedBytes(spec.weight.bits) > smem_limit) {
+  while (tile.stages > 2 && tile.SharedBytes(spec) > smem_limit) {
     --tile.stages;
   }
-  if (tile.SharedBytes(spec.weight.bits) > smem_limit) {
+  if (tile.SharedBytes(spec) > smem_limit) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "gpu.max_shared_memory_per_block_optin: ", smem_limit,
         " bytes cannot hold two stages of ", FormatGemmTileText(tile)));
@@ -186,7 +187,14 @@ absl::StatusOr<Plan> PlanGemm(const KernelRequest& request) {
                              ? request.gpu.max_shared_memory_per_block_optin
                              : DefaultSharedOptin(request.gpu);
   Plan plan;
+  // Hopper serves M <= 64 with the wgmma decode kernels.
+  const bool wgmma_decode = WgmmaDecodeApplies(request.gpu, spec, shape);
+  if (wgmma_decode) {
+    ASSIGN_OR_RETURN(plan.entries,
+                     PlanWgmmaDecode(spec, shape, sm_count, smem_limit));
+  }
   for (const GemmRange& range : kGemmRanges) {
+    if (wgmma_decode && range.m_max <= 64) continue;
     ASSIGN_OR_RETURN(const GemmTileConfig tile,
                      ChooseGemmTile(range, spec, shape, smem_limit));
     const int64_t n_blocks = shape.n / tile.block_n;
@@ -201,26 +209,8 @@ absl::StatusOr<Plan> PlanGemm(const KernelRequest& request) {
       splits =
           std::min<int64_t>({splits, 16, std::max<int64_t>(1, k_tiles / 2)});
     }
-
-    PlanEntry entry;
-    entry.m_min = range.m_min;
-    entry.m_max = range.m_max;
-    entry.config.family = KernelFamily::kGemm;
-    entry.config.skeleton = kGemmSkeleton;
-    entry.config.text = FormatGemmTileText(tile);
-    entry.config.threads_per_block = tile.Threads();
-    entry.config.dynamic_shared_memory = tile.SharedBytes(spec.weight.bits);
-    entry.launch.block_x = tile.Threads();
-    entry.launch.grid_x = 1;
-    entry.launch.m_per_block_x = tile.block_m;
-    entry.launch.grid_y = n_blocks;
-    entry.launch.grid_z = splits;
-    entry.launch.dynamic_shared_memory = entry.config.dynamic_shared_memory;
-    entry.launch.workspace_bytes_per_m_block =
-        GemmWorkspaceBytesPerMBlock(tile, shape.n, splits);
-    entry.launch.counter_bytes_per_m_block =
-        GemmCounterBytesPerMBlock(tile, shape.n, splits);
-    plan.entries.push_back(std::move(entry));
+    plan.entries.push_back(
+        MakeGemmPlanEntry(range.m_min, range.m_max, tile, spec, shape, splits));
   }
   return plan;
 }

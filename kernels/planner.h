@@ -11,7 +11,7 @@
 namespace hummingd {
 
 // Bumped whenever planning logic changes what it emits; part of the plan key.
-inline constexpr int kPlannerVersion = 1;
+inline constexpr int kPlannerVersion = 2;
 
 // The largest M a default plan covers.
 inline constexpr int64_t kDefaultMaxM = int64_t{1} << 20;
@@ -23,7 +23,9 @@ std::string PlannerGpuFields(KernelFamily family, const GpuTarget& gpu);
 
 // Requires a validated request. UNIMPLEMENTED for families not built yet.
 // kGemm (dense, WNA16): five M ranges (1-16, 17-64, 65-256, 257-1024,
-// 1025+), the last three sharing one tile config; grid = (ceil(M / BM),
+// 1025+), the last three sharing one tile config; on sm_90 (N a multiple
+// of 64) M <= 64 is served instead by four wgmma decode ranges (1-8, 9-16,
+// 17-32, 33-64; kernels/gemm_decode_plan.h); grid = (ceil(M / BM),
 // N / BN, split-K); split-K entries need GemmWorkspaceBytes(entry, M) of
 // workspace and GemmCounterBytes(entry, M) of zeroed counters
 // (kernels/gemm_config.h).

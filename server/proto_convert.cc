@@ -307,6 +307,7 @@ v1::LaunchParams LaunchParamsToProto(const LaunchParams& launch) {
   proto.set_dynamic_shared_memory(launch.dynamic_shared_memory);
   proto.set_workspace_bytes_per_m_block(launch.workspace_bytes_per_m_block);
   proto.set_counter_bytes_per_m_block(launch.counter_bytes_per_m_block);
+  proto.set_programmatic_dependent_launch(launch.programmatic_dependent_launch);
   return proto;
 }
 

@@ -6,7 +6,7 @@ the calls captured in a CUDA graph, the median of replays divided by the
 calls. Prints one line per case, "N K M dtype microseconds", the format
 hummingd_gemm_bench --cublas_json reads.
 
-  python3 bench/kernel/cublas_reference.py [--shapes 8192x8192,...] [--ms 1,16,...]
+  python3 bench/kernel/cublas_reference.py [--shapes 8192x8192,...] [--ms 1,2,...]
 """
 import argparse
 import math
@@ -48,8 +48,11 @@ def time_case(n, k, m, dtype, replays, l2_bytes):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--shapes", default="8192x8192,28672x8192,8192x28672")
-    parser.add_argument("--ms", default="1,16,64,256,1024,4096,8192")
+    # The same defaults as hummingd_gemm_bench's --shapes and --ms.
+    parser.add_argument(
+        "--shapes",
+        default="8192x8192,28672x8192,8192x28672,4096x4096,6144x4096,4096x14336")
+    parser.add_argument("--ms", default="1,2,4,8,16,32,64,256,1024,4096,8192")
     parser.add_argument("--dtypes", default="fp16,bf16")
     parser.add_argument("--replays", type=int, default=10)
     parser.add_argument("--l2_bytes", type=float, default=60e6)

@@ -4,10 +4,17 @@
 // over the copies captured in one CUDA graph, the graph replayed
 // --replays times, the median replay divided by its launches. Kernels come
 // through the SDK in embedded mode (the daemon's own pipeline, in-process),
-// weights are repacked on the GPU by QuantizedLinear. Prints a markdown
-// table (and JSON) with the roofline max(bytes / copy bandwidth,
-// 2·M·N·K / tensor rate) and, when --cublas_json is given, cuBLAS's time for
-// the dense fp16/bf16 GEMM of the same shape.
+// weights are repacked on the GPU by QuantizedLinear.
+//
+// Every timed case is also checked for numerics (a time is worthless if the
+// output is wrong): one more Forward into a NaN-poisoned output, sampled
+// columns of it against an fp64 reference on the exactly dequantized weights
+// (gemm_bench_check.h), and judged against its speed target. Prints a
+// markdown table with the roofline max(bytes / copy bandwidth,
+// 2·M·N·K / tensor rate), the target, the relative error and, when
+// --cublas_json is given, cuBLAS's time for the dense fp16/bf16 GEMM of the
+// same shape; --json writes the rows as JSON. Exits 1 when any numerics
+// check fails (after writing everything).
 
 #include <algorithm>
 #include <cmath>
@@ -15,7 +22,6 @@
 #include <fstream>
 #include <map>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -23,8 +29,9 @@
 #include "absl/flags/parse.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "bench/kernel/gemm_bench_check.h"
+#include "bench/kernel/gemm_bench_report.h"
 #include "hummingd/gpu/cuda_driver.h"
 #include "hummingd/gpu/quantized_linear.h"
 #include "hummingd/kernel_client.h"
@@ -33,11 +40,14 @@
 ABSL_FLAG(std::string, specs,
           "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16;"
           "weight=uint4,group=128,scale=bf16,act=bf16,out=bf16;"
-          "weight=uint8,group=128,scale=fp16,act=fp16,out=fp16",
+          "weight=uint8,group=128,scale=fp16,act=fp16,out=fp16;"
+          "weight=e4m3,group=128,scale=fp16,act=fp16,out=fp16",
           "';'-separated specs (text form)");
-ABSL_FLAG(std::string, shapes, "8192x8192,28672x8192,8192x28672",
+ABSL_FLAG(std::string, shapes,
+          "8192x8192,28672x8192,8192x28672,4096x4096,6144x4096,4096x14336",
           "comma-separated NxK");
-ABSL_FLAG(std::string, ms, "1,16,64,256,1024,4096,8192", "token counts");
+ABSL_FLAG(std::string, ms, "1,2,4,8,16,32,64,256,1024,4096,8192",
+          "token counts");
 ABSL_FLAG(int, replays, 10, "graph replays (median taken)");
 ABSL_FLAG(double, l2_bytes, 60e6, "L2 size the copies must exceed 3x");
 ABSL_FLAG(double, copy_tbps, 4.18, "measured device-to-device copy TB/s");
@@ -47,19 +57,26 @@ ABSL_FLAG(std::string, cache_dir, "/tmp/hummingd-gemm-bench-cache",
 ABSL_FLAG(std::string, cublas_json, "",
           "cuBLAS times from cublas_reference.py (optional)");
 ABSL_FLAG(std::string, markdown, "", "write the table here too");
+ABSL_FLAG(std::string, json, "", "write the rows here as JSON");
+ABSL_FLAG(int, plan_sm_count, 0,
+          "plan as if the GPU had this many SMs (0: the device's own); a "
+          "tuning knob for comparing split-K choices, not for results");
+ABSL_FLAG(uint64_t, seed, 1234,
+          "seed of the weights, activations and bias (printed with the "
+          "results, so a failing case can be reproduced)");
 
 namespace {
 
 using namespace hummingd;
 
-#define BENCH_CHECK(expr)                                              \
-  do {                                                                 \
-    absl::Status bench_status_ = (expr);                               \
-    if (!bench_status_.ok()) {                                         \
-      std::fprintf(stderr, "gemm_bench: %s: %s\n", #expr,              \
-                   std::string(bench_status_.message()).c_str());      \
-      std::exit(1);                                                    \
-    }                                                                  \
+#define BENCH_CHECK(expr)                                         \
+  do {                                                            \
+    absl::Status bench_status_ = (expr);                          \
+    if (!bench_status_.ok()) {                                    \
+      std::fprintf(stderr, "gemm_bench: %s: %s\n", #expr,         \
+                   std::string(bench_status_.message()).c_str()); \
+      std::exit(1);                                               \
+    }                                                             \
   } while (0)
 
 template <typename T>
@@ -72,20 +89,26 @@ T Unwrap(absl::StatusOr<T> value, const char* what) {
   return *std::move(value);
 }
 
-// Device allocation owned for the whole run.
-CUdeviceptr Upload(const gpu::CudaDriverApi& api, const void* data,
-                   size_t bytes) {
+// Device allocation owned by the caller; 0 for an empty buffer.
+CUdeviceptr Allocate(const gpu::CudaDriverApi& api, size_t bytes) {
   CUdeviceptr pointer = 0;
   if (bytes == 0) return 0;
   BENCH_CHECK(gpu::CudaCheck(api.cuMemAlloc(&pointer, bytes), "cuMemAlloc"));
-  if (data != nullptr) {
+  return pointer;
+}
+
+CUdeviceptr Upload(const gpu::CudaDriverApi& api, const void* data,
+                   size_t bytes) {
+  const CUdeviceptr pointer = Allocate(api, bytes);
+  if (pointer != 0) {
     BENCH_CHECK(
         gpu::CudaCheck(api.cuMemcpyHtoD(pointer, data, bytes), "cuMemcpyHtoD"));
-  } else {
-    BENCH_CHECK(gpu::CudaCheck(api.cuMemsetD8(pointer, 0x3C, bytes),
-                               "cuMemsetD8"));  // 0x3C3C: ~1.06 in fp16
   }
   return pointer;
+}
+
+void Free(const gpu::CudaDriverApi& api, CUdeviceptr pointer) {
+  if (pointer != 0) api.cuMemFree(pointer);
 }
 
 // cuBLAS reference: "N K M dtype" -> microseconds.
@@ -105,43 +128,234 @@ std::map<std::string, double> LoadCublas(const std::string& path) {
   return times;
 }
 
-struct Row {
-  std::string spec;
-  int64_t n, k, m;
-  double us, roofline_us, cublas_us;
+// What stays fixed over a run: the device, the stream and its timing events.
+struct Device {
+  const gpu::CudaDriverApi* api = nullptr;
+  CUstream stream = nullptr;
+  CUevent start = nullptr;
+  CUevent stop = nullptr;
 };
+
+// Median µs per Forward of `launches` calls rotating over `layers`, replayed
+// as one CUDA graph.
+double TimeForward(
+    const Device& device,
+    const std::vector<std::unique_ptr<gpu::QuantizedLinear>>& layers,
+    CUdeviceptr x, CUdeviceptr y, int64_t m) {
+  const gpu::CudaDriverApi& api = *device.api;
+  const int copies = static_cast<int>(layers.size());
+  // At least 20 launches per replay, rotating over the copies.
+  const int launches = std::max(20, copies);
+  CUgraph graph = nullptr;
+  CUgraphExec exec = nullptr;
+  BENCH_CHECK(
+      gpu::CudaCheck(api.cuStreamBeginCapture(
+                         device.stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+                     "capture"));
+  absl::Status captured;
+  for (int i = 0; i < launches && captured.ok(); ++i) {
+    captured = layers[i % copies]->Forward(x, y, m, device.stream);
+  }
+  BENCH_CHECK(gpu::CudaCheck(api.cuStreamEndCapture(device.stream, &graph),
+                             "end capture"));
+  BENCH_CHECK(captured);
+  BENCH_CHECK(
+      gpu::CudaCheck(api.cuGraphInstantiate(&exec, graph, 0), "instantiate"));
+  BENCH_CHECK(gpu::CudaCheck(api.cuGraphLaunch(exec, device.stream), "warm"));
+  std::vector<double> per_launch_us;
+  for (int r = 0; r < absl::GetFlag(FLAGS_replays); ++r) {
+    BENCH_CHECK(
+        gpu::CudaCheck(api.cuEventRecord(device.start, device.stream), "ev"));
+    BENCH_CHECK(
+        gpu::CudaCheck(api.cuGraphLaunch(exec, device.stream), "replay"));
+    BENCH_CHECK(
+        gpu::CudaCheck(api.cuEventRecord(device.stop, device.stream), "ev"));
+    BENCH_CHECK(gpu::CudaCheck(api.cuEventSynchronize(device.stop), "sync"));
+    float ms_elapsed = 0;
+    BENCH_CHECK(gpu::CudaCheck(
+        api.cuEventElapsedTime(&ms_elapsed, device.start, device.stop),
+        "elapsed"));
+    per_launch_us.push_back(1000.0 * ms_elapsed / launches);
+  }
+  api.cuGraphExecDestroy(exec);
+  api.cuGraphDestroy(graph);
+  std::sort(per_launch_us.begin(), per_launch_us.end());
+  return per_launch_us[per_launch_us.size() / 2];
+}
+
+// One Forward of `layer` into a NaN-poisoned `y` (so an element the kernel
+// never writes cannot pass), the sampled rows copied back and judged.
+bench::NumericsResult CheckForward(const Device& device,
+                                   const gpu::QuantizedLinear& layer,
+                                   const bench::NumericsReference& reference,
+                                   const std::vector<uint16_t>& x_bits,
+                                   CUdeviceptr x, CUdeviceptr y, int64_t m) {
+  const gpu::CudaDriverApi& api = *device.api;
+  const size_t row_bytes = static_cast<size_t>(reference.n) * 2;
+  BENCH_CHECK(gpu::CudaCheck(api.cuStreamSynchronize(device.stream), "sync"));
+  // 0xFFFF is NaN in fp16 and bf16. The memset runs on the legacy stream,
+  // which the non-blocking bench stream does not wait for: synchronize.
+  BENCH_CHECK(gpu::CudaCheck(api.cuMemsetD8(y, 0xFF, m * row_bytes), "poison"));
+  BENCH_CHECK(gpu::CudaCheck(api.cuCtxSynchronize(), "poison sync"));
+  BENCH_CHECK(layer.Forward(x, y, m, device.stream));
+  BENCH_CHECK(
+      gpu::CudaCheck(api.cuStreamSynchronize(device.stream), "check forward"));
+  const std::vector<int64_t> rows = bench::SampleRows(m);
+  std::vector<uint16_t> y_rows(rows.size() * reference.n);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    BENCH_CHECK(
+        gpu::CudaCheck(api.cuMemcpyDtoH(&y_rows[i * reference.n],
+                                        y + rows[i] * row_bytes, row_bytes),
+                       "cuMemcpyDtoH"));
+  }
+  return bench::CheckOutputRows(reference, x_bits, rows, y_rows);
+}
+
+struct RunOptions {
+  std::string arch;
+  int sm_count = 0;
+  std::vector<int64_t> ms;
+  std::map<std::string, double> cublas;
+};
+
+// Every M of one (spec, N×K): appends a row per M to `rows`.
+void RunLayer(const Device& device, client::KernelClient& kernel_client,
+              gpu::ArtifactCache& artifacts, const RunOptions& options,
+              const std::string& spec_text, const QuantSpec& spec,
+              const LayerShape& shape, std::vector<bench::GemmBenchRow>& rows) {
+  const gpu::CudaDriverApi& api = *device.api;
+  v1::KernelRequest request;
+  request.set_family(v1::KERNEL_FAMILY_GEMM);
+  request.mutable_spec()->set_text(spec_text);
+  request.mutable_shape()->set_n(shape.n);
+  request.mutable_shape()->set_k(shape.k);
+  request.mutable_gpu()->set_arch(options.arch);
+  request.mutable_gpu()->set_sm_count(options.sm_count);
+  auto set = Unwrap(kernel_client.Resolve(request), "resolve");
+  std::shared_ptr<const gpu::LoadedKernelSet> loaded =
+      Unwrap(gpu::LoadedKernelSet::Load(*set, artifacts), "load");
+
+  // Checkpoint tensors (random, valid), shared by every copy; each copy
+  // repacks them into its own weights.
+  const uint64_t seed = absl::GetFlag(FLAGS_seed);
+  const DequantInputs inputs = MakeRandomDequantInputs(spec, shape, seed);
+  const DequantLayout layout =
+      Unwrap(DequantBufferLayout(spec, shape), "layout");
+  const std::vector<uint16_t> bias_bits =
+      spec.has_bias ? bench::RandomUnitBits(spec.output_type, shape.n, seed + 1)
+                    : std::vector<uint16_t>();
+  const int64_t max_m = *std::max_element(options.ms.begin(), options.ms.end());
+  const std::vector<uint16_t> x_bits =
+      bench::RandomUnitBits(spec.activation_type, max_m * shape.k, seed + 2);
+  const bench::NumericsReference reference =
+      Unwrap(bench::MakeNumericsReference(spec, shape, inputs, bias_bits),
+             "numerics reference");
+
+  gpu::CheckpointWeights checkpoint;
+  checkpoint.weights = Upload(api, inputs.weights.data(),
+                              inputs.weights.size() * sizeof(uint32_t));
+  checkpoint.scales = Upload(api, inputs.scales.data(), inputs.scales.size());
+  checkpoint.zero_points =
+      Upload(api, inputs.zero_points.data(), inputs.zero_points.size());
+  checkpoint.secondary_scale =
+      Upload(api, inputs.secondary_scales.data(),
+             inputs.secondary_scales.size() * sizeof(float));
+  checkpoint.bias = Upload(api, bias_bits.data(), bias_bits.size() * 2);
+  const double weight_bytes = static_cast<double>(layout.weight_words) * 4.0;
+  const int copies = std::max<int>(
+      2, static_cast<int>(
+             std::ceil(3 * absl::GetFlag(FLAGS_l2_bytes) / weight_bytes)) +
+             1);
+  std::vector<std::unique_ptr<gpu::QuantizedLinear>> layers;
+  for (int c = 0; c < copies; ++c) {
+    layers.push_back(Unwrap(
+        gpu::QuantizedLinear::Create(loaded, checkpoint, max_m, device.stream),
+        "layer"));
+  }
+  BENCH_CHECK(gpu::CudaCheck(api.cuStreamSynchronize(device.stream), "repack"));
+  BENCH_CHECK(gpu::CudaCheck(api.cuMemFree(checkpoint.weights), "free"));
+  const CUdeviceptr x = Upload(api, x_bits.data(), x_bits.size() * 2);
+  const CUdeviceptr y = Allocate(api, max_m * shape.n * 2);
+
+  for (const int64_t m : options.ms) {
+    bench::GemmBenchRow row;
+    row.spec = spec_text;
+    row.n = shape.n;
+    row.k = shape.k;
+    row.m = m;
+    row.us = TimeForward(device, layers, x, y, m);
+    row.numerics = CheckForward(device, *layers[0], reference, x_bits, x, y, m);
+    const double bytes = weight_bytes +
+                         static_cast<double>(inputs.scales.size()) +
+                         static_cast<double>(inputs.zero_points.size()) +
+                         2.0 * m * shape.k + 2.0 * m * shape.n;
+    row.roofline_us =
+        std::max(bytes / (absl::GetFlag(FLAGS_copy_tbps) * 1e12) * 1e6,
+                 2.0 * m * shape.n * shape.k /
+                     (absl::GetFlag(FLAGS_tensor_tflops) * 1e12) * 1e6);
+    row.target_us =
+        bench::TargetUs(spec.weight.bits, shape.n, shape.k, m, row.roofline_us);
+    const std::string dtype =
+        spec.activation_type == DataType::kBf16 ? "bf16" : "fp16";
+    auto it = options.cublas.find(
+        absl::StrCat(shape.n, " ", shape.k, " ", m, " ", dtype));
+    row.cublas_us = it == options.cublas.end() ? 0.0 : it->second;
+    std::fprintf(stderr, "%s %lldx%lld M=%lld: %.1f us, rel_err %.2e%s\n",
+                 spec_text.c_str(), static_cast<long long>(shape.n),
+                 static_cast<long long>(shape.k), static_cast<long long>(m),
+                 row.us, row.numerics.relative_error,
+                 row.numerics.ok ? "" : " NUMERICS FAIL");
+    rows.push_back(row);
+  }
+  layers.clear();
+  Free(api, x);
+  Free(api, y);
+  Free(api, checkpoint.scales);
+  Free(api, checkpoint.zero_points);
+  Free(api, checkpoint.secondary_scale);
+  Free(api, checkpoint.bias);
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
-  const gpu::CudaDriverApi& api = *Unwrap(gpu::CudaDriver(), "driver");
-  const gpu::CudaDevice device = Unwrap(gpu::UseDevice(0), "device");
-  const std::string arch =
-      device.sm == 90 ? "sm_90a" : absl::StrCat("sm_", device.sm);
+  Device device;
+  device.api = Unwrap(gpu::CudaDriver(), "driver");
+  const gpu::CudaDriverApi& api = *device.api;
+  const gpu::CudaDevice gpu_device = Unwrap(gpu::UseDevice(0), "device");
 
-  client::ClientOptions options;
-  options.mode = client::ResolveMode::kEmbedded;
-  options.embedded_cache_dir = absl::GetFlag(FLAGS_cache_dir);
-  auto kernel_client =
-      Unwrap(client::KernelClient::Create(options), "kernel client");
-  gpu::ArtifactCache artifacts;
-  const auto cublas = LoadCublas(absl::GetFlag(FLAGS_cublas_json));
-
-  std::vector<int64_t> ms;
+  RunOptions options;
+  options.arch =
+      gpu_device.sm == 90 ? "sm_90a" : absl::StrCat("sm_", gpu_device.sm);
+  options.sm_count = absl::GetFlag(FLAGS_plan_sm_count) > 0
+                         ? absl::GetFlag(FLAGS_plan_sm_count)
+                         : gpu_device.sm_count;
+  options.cublas = LoadCublas(absl::GetFlag(FLAGS_cublas_json));
   for (absl::string_view text : absl::StrSplit(absl::GetFlag(FLAGS_ms), ',')) {
     int64_t m = 0;
-    if (absl::SimpleAtoi(text, &m)) ms.push_back(m);
+    if (absl::SimpleAtoi(text, &m) && m > 0) options.ms.push_back(m);
   }
-  const int64_t max_m = *std::max_element(ms.begin(), ms.end());
-  CUstream stream = nullptr;
-  BENCH_CHECK(gpu::CudaCheck(api.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING),
-                             "cuStreamCreate"));
-  CUevent start = nullptr, stop = nullptr;
-  BENCH_CHECK(gpu::CudaCheck(api.cuEventCreate(&start, 0), "cuEventCreate"));
-  BENCH_CHECK(gpu::CudaCheck(api.cuEventCreate(&stop, 0), "cuEventCreate"));
+  if (options.ms.empty()) {
+    std::fprintf(stderr, "gemm_bench: --ms names no token count\n");
+    return 2;
+  }
 
-  std::vector<Row> rows;
+  client::ClientOptions client_options;
+  client_options.mode = client::ResolveMode::kEmbedded;
+  client_options.embedded_cache_dir = absl::GetFlag(FLAGS_cache_dir);
+  auto kernel_client =
+      Unwrap(client::KernelClient::Create(client_options), "kernel client");
+  gpu::ArtifactCache artifacts;
+  BENCH_CHECK(
+      gpu::CudaCheck(api.cuStreamCreate(&device.stream, CU_STREAM_NON_BLOCKING),
+                     "cuStreamCreate"));
+  BENCH_CHECK(
+      gpu::CudaCheck(api.cuEventCreate(&device.start, 0), "cuEventCreate"));
+  BENCH_CHECK(
+      gpu::CudaCheck(api.cuEventCreate(&device.stop, 0), "cuEventCreate"));
+
+  std::vector<bench::GemmBenchRow> rows;
   for (absl::string_view spec_text :
        absl::StrSplit(absl::GetFlag(FLAGS_specs), ';', absl::SkipEmpty())) {
     const QuantSpec spec =
@@ -156,127 +370,23 @@ int main(int argc, char** argv) {
                      std::string(shape_text).c_str());
         return 2;
       }
-      v1::KernelRequest request;
-      request.set_family(v1::KERNEL_FAMILY_GEMM);
-      request.mutable_spec()->set_text(std::string(spec_text));
-      request.mutable_shape()->set_n(shape.n);
-      request.mutable_shape()->set_k(shape.k);
-      request.mutable_gpu()->set_arch(arch);
-      request.mutable_gpu()->set_sm_count(device.sm_count);
-      auto set = Unwrap(kernel_client->Resolve(request), "resolve");
-      std::shared_ptr<const gpu::LoadedKernelSet> loaded =
-          Unwrap(gpu::LoadedKernelSet::Load(*set, artifacts), "load");
-
-      // Checkpoint tensors (random, valid), shared by every copy; each copy
-      // repacks them into its own weights.
-      const DequantInputs inputs = MakeRandomDequantInputs(spec, shape, 1234);
-      const DequantLayout layout =
-          Unwrap(DequantBufferLayout(spec, shape), "layout");
-      gpu::CheckpointWeights checkpoint;
-      checkpoint.weights = Upload(api, inputs.weights.data(),
-                                  inputs.weights.size() * sizeof(uint32_t));
-      checkpoint.scales =
-          Upload(api, inputs.scales.data(), inputs.scales.size());
-      checkpoint.zero_points =
-          Upload(api, inputs.zero_points.data(), inputs.zero_points.size());
-      checkpoint.secondary_scale =
-          Upload(api, inputs.secondary_scales.data(),
-                 inputs.secondary_scales.size() * sizeof(float));
-      const double weight_bytes =
-          static_cast<double>(layout.weight_words) * 4.0;
-      const int copies = std::max<int>(
-          2, static_cast<int>(std::ceil(3 * absl::GetFlag(FLAGS_l2_bytes) /
-                                        weight_bytes)) +
-                 1);
-      std::vector<std::unique_ptr<gpu::QuantizedLinear>> layers;
-      for (int c = 0; c < copies; ++c) {
-        layers.push_back(Unwrap(
-            gpu::QuantizedLinear::Create(loaded, checkpoint, max_m, stream),
-            "layer"));
-      }
-      BENCH_CHECK(gpu::CudaCheck(api.cuStreamSynchronize(stream), "repack"));
-      BENCH_CHECK(gpu::CudaCheck(api.cuMemFree(checkpoint.weights), "free"));
-      const CUdeviceptr x = Upload(api, nullptr, max_m * shape.k * 2);
-      const CUdeviceptr y = Upload(api, nullptr, max_m * shape.n * 2);
-
-      for (const int64_t m : ms) {
-        // At least 20 launches per replay, rotating over the copies.
-        const int launches = std::max(20, copies);
-        CUgraph graph = nullptr;
-        CUgraphExec exec = nullptr;
-        BENCH_CHECK(gpu::CudaCheck(
-            api.cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
-            "capture"));
-        absl::Status captured;
-        for (int i = 0; i < launches && captured.ok(); ++i) {
-          captured = layers[i % copies]->Forward(x, y, m, stream);
-        }
-        BENCH_CHECK(gpu::CudaCheck(api.cuStreamEndCapture(stream, &graph),
-                                   "end capture"));
-        BENCH_CHECK(captured);
-        BENCH_CHECK(gpu::CudaCheck(api.cuGraphInstantiate(&exec, graph, 0),
-                                   "instantiate"));
-        BENCH_CHECK(gpu::CudaCheck(api.cuGraphLaunch(exec, stream), "warm"));
-        std::vector<double> per_launch_us;
-        for (int r = 0; r < absl::GetFlag(FLAGS_replays); ++r) {
-          BENCH_CHECK(gpu::CudaCheck(api.cuEventRecord(start, stream), "ev"));
-          BENCH_CHECK(gpu::CudaCheck(api.cuGraphLaunch(exec, stream), "replay"));
-          BENCH_CHECK(gpu::CudaCheck(api.cuEventRecord(stop, stream), "ev"));
-          BENCH_CHECK(gpu::CudaCheck(api.cuEventSynchronize(stop), "sync"));
-          float ms_elapsed = 0;
-          BENCH_CHECK(gpu::CudaCheck(
-              api.cuEventElapsedTime(&ms_elapsed, start, stop), "elapsed"));
-          per_launch_us.push_back(1000.0 * ms_elapsed / launches);
-        }
-        api.cuGraphExecDestroy(exec);
-        api.cuGraphDestroy(graph);
-        std::sort(per_launch_us.begin(), per_launch_us.end());
-        const double median = per_launch_us[per_launch_us.size() / 2];
-        const double bytes = weight_bytes +
-                             static_cast<double>(inputs.scales.size()) +
-                             static_cast<double>(inputs.zero_points.size()) +
-                             2.0 * m * shape.k + 2.0 * m * shape.n;
-        const double roofline_us = std::max(
-            bytes / (absl::GetFlag(FLAGS_copy_tbps) * 1e12) * 1e6,
-            2.0 * m * shape.n * shape.k /
-                (absl::GetFlag(FLAGS_tensor_tflops) * 1e12) * 1e6);
-        const std::string dtype =
-            spec.activation_type == DataType::kBf16 ? "bf16" : "fp16";
-        auto it = cublas.find(absl::StrCat(shape.n, " ", shape.k, " ", m, " ",
-                                           dtype));
-        rows.push_back(Row{std::string(spec_text), shape.n, shape.k, m, median,
-                           roofline_us,
-                           it == cublas.end() ? 0.0 : it->second});
-        std::fprintf(stderr, "%s %lldx%lld M=%lld: %.1f us\n",
-                     std::string(spec_text).c_str(),
-                     static_cast<long long>(shape.n),
-                     static_cast<long long>(shape.k),
-                     static_cast<long long>(m), median);
-      }
-      layers.clear();
-      api.cuMemFree(x);
-      api.cuMemFree(y);
-      api.cuMemFree(checkpoint.scales);
-      if (checkpoint.zero_points) api.cuMemFree(checkpoint.zero_points);
-      if (checkpoint.secondary_scale) api.cuMemFree(checkpoint.secondary_scale);
+      RunLayer(device, *kernel_client, artifacts, options,
+               std::string(spec_text), spec, shape, rows);
     }
   }
 
-  std::ostringstream table;
-  table << "| spec | N×K | M | hummingd µs | roofline µs | of roofline | "
-           "cuBLAS dense µs | vs cuBLAS |\n|---|---|---:|---:|---:|---:|---:|---:|\n";
-  for (const Row& row : rows) {
-    table << absl::StrFormat(
-        "| `%s` | %d×%d | %d | %.1f | %.1f | %.0f%% | %s | %s |\n", row.spec,
-        row.n, row.k, row.m, row.us, row.roofline_us,
-        100.0 * row.roofline_us / row.us,
-        row.cublas_us > 0 ? absl::StrFormat("%.1f", row.cublas_us) : "-",
-        row.cublas_us > 0 ? absl::StrFormat("%.2f×", row.cublas_us / row.us)
-                          : "-");
-  }
-  std::printf("%s", table.str().c_str());
+  const std::string table = bench::FormatMarkdownTable(rows);
+  const std::string summary = absl::StrCat(
+      bench::FormatSummary(rows), " (seed ", absl::GetFlag(FLAGS_seed), ")\n");
+  std::printf("%s\n%s", table.c_str(), summary.c_str());
   if (!absl::GetFlag(FLAGS_markdown).empty()) {
-    std::ofstream(absl::GetFlag(FLAGS_markdown)) << table.str();
+    std::ofstream(absl::GetFlag(FLAGS_markdown)) << table << "\n" << summary;
   }
-  return 0;
+  if (!absl::GetFlag(FLAGS_json).empty()) {
+    std::ofstream(absl::GetFlag(FLAGS_json)) << bench::FormatJson(rows);
+  }
+  const bool numerics_ok =
+      std::all_of(rows.begin(), rows.end(),
+                  [](const auto& row) { return row.numerics.ok; });
+  return numerics_ok ? 0 : 1;
 }

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "kernels/reference/weight_packing.h"
+#include "pack/gemm_layout.cuh"
 
 namespace hummingd {
 namespace {
@@ -88,8 +89,8 @@ absl::StatusOr<std::vector<uint32_t>> RepackWeightsForGemm(
       const uint32_t code =
           ReadCode(&checkpoint[row * words_per_row], col, bits);
       const GemmFragmentPosition p = GemmFragmentPositionOf(row, col, k);
-      WriteCode(&fragments[(p.unit * kLanes + p.lane) * bits], p.code, bits,
-                code);
+      WriteCode(&fragments[(p.unit * kLanes + p.lane) * bits],
+                device::gemm_code_slot(bits, p.code), bits, code);
     }
   }
   return fragments;
@@ -106,7 +107,8 @@ absl::StatusOr<std::vector<uint32_t>> UnrepackWeightsFromGemm(
     for (int64_t col = 0; col < k; ++col) {
       const GemmFragmentPosition p = GemmFragmentPositionOf(row, col, k);
       const uint32_t code =
-          ReadCode(&fragments[(p.unit * kLanes + p.lane) * bits], p.code, bits);
+          ReadCode(&fragments[(p.unit * kLanes + p.lane) * bits],
+                   device::gemm_code_slot(bits, p.code), bits);
       WriteCode(&checkpoint[row * words_per_row], col, bits, code);
     }
   }

@@ -203,7 +203,9 @@ class DeviceGemmLayer {
 
 // Which M values a case runs: every range of its plan (kSmall), or, for a
 // real layer, fewer (kLarge: no M past 1024) or M up to 4096.
-enum GemmMSet { kSmall, kLarge, kLargeWithM4096 };
+// kDecode: the M <= 64 ranges only, at every boundary of Hopper's wgmma
+// decode plan (1-8, 9-16, 17-32, 33-64).
+enum GemmMSet { kSmall, kLarge, kLargeWithM4096, kDecode };
 
 struct GemmCase {
   const char* spec;
@@ -226,6 +228,8 @@ std::vector<int64_t> MValues(GemmMSet m_set) {
       return {1, 7, 16, 17, 64, 100, 257, 1000};
     case kLargeWithM4096:
       return {1, 7, 16, 17, 64, 100, 257, 1000, 4096};
+    case kDecode:
+      return {1, 7, 8, 9, 16, 17, 32, 33, 64};
   }
   return {};
 }
@@ -354,6 +358,21 @@ const GemmCase kCases[] = {
      kSmall},
 };
 
+// Every spec of the grid again on a layer whose N is a multiple of 64, so
+// that on Hopper each format also runs through the wgmma decode kernels
+// (N = 64 * odd exercises the one-warpgroup tile, even multiples of 256
+// the two-block one). M <= 64 only; the mma.sync ranges are the grid's.
+std::vector<GemmCase> DecodeCases() {
+  std::vector<GemmCase> cases;
+  for (const GemmCase& c : kCases) {
+    if (c.m_set != kSmall) continue;
+    int64_t n = c.n;
+    while (n % 64 != 0) n *= 2;
+    cases.push_back(GemmCase{c.spec, n, c.k, kDecode});
+  }
+  return cases;
+}
+
 // The grid itself, without a GPU (so CI checks it): every case is a legal,
 // plannable GEMM layer, and its M values reach every range of the plan.
 TEST(GemmCaseGridTest, EveryCaseIsPlannableAndCoversItsRanges) {
@@ -390,6 +409,46 @@ TEST(GemmCaseGridTest, EveryCaseIsPlannableAndCoversItsRanges) {
   }
 }
 
+// The decode variants reach every wgmma range of their sm_90a plan.
+TEST(GemmCaseGridTest, DecodeCasesCoverEveryWgmmaRange) {
+  absl::StatusOr<GpuTarget> gpu = ParseGpuArch("sm_90a");
+  ASSERT_TRUE(gpu.ok()) << gpu.status();
+  const std::vector<GemmCase> cases = DecodeCases();
+  ASSERT_GT(cases.size(), 40u);
+  for (const GemmCase& c : cases) {
+    SCOPED_TRACE(::testing::Message()
+                 << c.spec << " n=" << c.n << " k=" << c.k);
+    KernelRequest request;
+    request.family = KernelFamily::kGemm;
+    absl::StatusOr<QuantSpec> spec = ParseSpecText(c.spec);
+    ASSERT_TRUE(spec.ok()) << spec.status();
+    request.spec = *spec;
+    request.shape.n = c.n;
+    request.shape.k = c.k;
+    request.gpu = *gpu;
+    EXPECT_TRUE(
+        ValidateShape(*spec, request.shape, request.family, ShapeLimits{})
+            .ok());
+    absl::StatusOr<Plan> plan = PlanKernels(request);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    int wgmma_ranges_hit = 0;
+    int wgmma_ranges = 0;
+    std::vector<bool> hit(plan->entries.size(), false);
+    for (int64_t m : MValues(c.m_set)) {
+      absl::StatusOr<const PlanEntry*> entry = GemmEntryForM(*plan, m);
+      ASSERT_TRUE(entry.ok()) << entry.status();
+      hit[*entry - plan->entries.data()] = true;
+    }
+    for (size_t i = 0; i < plan->entries.size(); ++i) {
+      if (plan->entries[i].config.skeleton != kGemmWgmmaSkeleton) continue;
+      ++wgmma_ranges;
+      if (hit[i]) ++wgmma_ranges_hit;
+    }
+    EXPECT_EQ(wgmma_ranges, 4);
+    EXPECT_EQ(wgmma_ranges_hit, 4);
+  }
+}
+
 class GemmCorrectnessTest : public ::testing::TestWithParam<GemmCase> {
  protected:
   // NVRTC dominates a case's time and compiles independent programs
@@ -399,15 +458,16 @@ class GemmCorrectnessTest : public ::testing::TestWithParam<GemmCase> {
   static void SetUpTestSuite() {
     if (!NoGpuReason().empty()) return;
     const std::string arch = TestArch(TestDevice());
-    const size_t count = std::size(kCases);
+    std::vector<GemmCase> all(std::begin(kCases), std::end(kCases));
+    for (const GemmCase& c : DecodeCases()) all.push_back(c);
+    const size_t count = all.size();
     const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
     std::atomic<size_t> next{0};
     std::vector<std::thread> pool;
     for (unsigned t = 0; t < std::min<size_t>(threads, count); ++t) {
       pool.emplace_back([&] {
         for (size_t i = next++; i < count; i = next++) {
-          (void)ResolveGemm(kCases[i].spec, kCases[i].n, kCases[i].k, arch)
-              .ok();
+          (void)ResolveGemm(all[i].spec, all[i].n, all[i].k, arch).ok();
         }
       });
     }
@@ -441,7 +501,7 @@ TEST_P(GemmCorrectnessTest, RepackIsExactAndEveryRangeMatchesFp64) {
     counters = std::max(counters, GemmCounterBytes(**entry, m));
     range_hit[*entry - kernels->plan.entries.data()] = true;
   }
-  if (c.m_set != kLarge) {
+  if (c.m_set != kLarge && c.m_set != kDecode) {
     for (size_t i = 0; i < range_hit.size(); ++i) {
       EXPECT_TRUE(range_hit[i]) << "range " << i << " not exercised";
     }
@@ -488,6 +548,8 @@ TEST_P(GemmCorrectnessTest, RepackIsExactAndEveryRangeMatchesFp64) {
 
 INSTANTIATE_TEST_SUITE_P(Formats, GemmCorrectnessTest,
                          ::testing::ValuesIn(kCases));
+INSTANTIATE_TEST_SUITE_P(Decode, GemmCorrectnessTest,
+                         ::testing::ValuesIn(DecodeCases()));
 
 // Host-timed back-to-back launches (no CUDA events in the driver table):
 // W4A16 g128 N = K = 8192, weights rotated over enough copies to exceed 3x

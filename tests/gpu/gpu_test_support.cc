@@ -97,6 +97,8 @@ absl::Status AppendCompiledKernels(const KernelRequest& request,
         entry.launch.workspace_bytes_per_m_block);
     launch->set_counter_bytes_per_m_block(
         entry.launch.counter_bytes_per_m_block);
+    launch->set_programmatic_dependent_launch(
+        entry.launch.programmatic_dependent_launch);
     kernel->set_threads_per_block(entry.config.threads_per_block);
     kernel->set_dynamic_shared_memory(entry.config.dynamic_shared_memory);
     kernel->set_arch(arch);

@@ -191,6 +191,7 @@ absl::StatusOr<LoadedKernel> LoadOne(
       static_cast<unsigned int>(launch.dynamic_shared_memory());
   entry.workspace_bytes_per_m_block = launch.workspace_bytes_per_m_block();
   entry.counter_bytes_per_m_block = launch.counter_bytes_per_m_block();
+  entry.programmatic_dependent_launch = launch.programmatic_dependent_launch();
   return entry;
 }
 
@@ -297,8 +298,16 @@ absl::Status LaunchKernel(const LoadedKernelSet& set,
   config.blockDimZ = 1;
   config.sharedMemBytes = kernel.dynamic_shared_memory;
   config.hStream = stream;
-  config.attrs = nullptr;
-  config.numAttrs = 0;
+  CUlaunchAttribute attribute = {};
+  if (kernel.programmatic_dependent_launch) {
+    attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attribute.value.programmaticStreamSerializationAllowed = 1;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+  } else {
+    config.attrs = nullptr;
+    config.numAttrs = 0;
+  }
   const CUresult result = set.driver().cuLaunchKernelEx(
       &config, kernel.artifact->function, params, nullptr);
   if (result != CUDA_SUCCESS) {

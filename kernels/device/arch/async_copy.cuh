@@ -38,6 +38,35 @@ HUMMINGD_DEVICE void copy_16_async(u32 s_dst, const void* g_src, bool valid) {
 #endif
 }
 
+// copy_16_async with the source size given directly (16, or 0 to write
+// 16 zero bytes).
+HUMMINGD_DEVICE void copy_16_async_bytes(u32 s_dst, const void* g_src,
+                                         u32 src_bytes) {
+#if defined(HUMMINGD_HAS_CP_ASYNC)
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(s_dst),
+               "l"(g_src), "r"(src_bytes)
+               : "memory");
+#else
+  copy_16_async(s_dst, g_src, src_bytes != 0u);
+#endif
+}
+
+// Programmatic dependent launch (sm_90+; no-ops before, and when the
+// launch did not ask for it). grid_dependency_wait blocks until the
+// previous kernel on the stream has completed and its writes are visible;
+// grid_dependents_launch lets the next kernel be scheduled early.
+HUMMINGD_DEVICE void grid_dependency_wait() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+HUMMINGD_DEVICE void grid_dependents_launch() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
 HUMMINGD_DEVICE void async_copy_commit() {
 #if defined(HUMMINGD_HAS_CP_ASYNC)
   asm volatile("cp.async.commit_group;" ::: "memory");

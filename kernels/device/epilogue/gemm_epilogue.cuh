@@ -89,6 +89,28 @@ HUMMINGD_DEVICE void store_output_pair(void* g_y, const float* g_secondary,
   store_global_u32(static_cast<u32*>(g_y) + (row * kN + col) / 2, packed);
 }
 
+// One accumulator (row, col) -> output, as store_output_pair (the
+// transposed-operand kernels hold no two adjacent columns of a row).
+template <class Format, i64 kN>
+HUMMINGD_DEVICE void store_output_element(void* g_y, const float* g_secondary,
+                                          const void* g_bias, i64 m, i64 row,
+                                          i64 col, float value) {
+  if (row >= m) return;
+  if constexpr (Format::kSecondary == SecondaryKind::kTensor) {
+    value *= g_secondary[0];
+  } else if constexpr (Format::kSecondary == SecondaryKind::kChannel) {
+    value *= g_secondary[col];
+  }
+  if constexpr (Format::kHasBias) {
+    value += decode_scalar<Format::kOutputType>(
+        static_cast<const u16*>(g_bias)[col]);
+  }
+  const u32 packed = Format::kOutputType == ScalarType::kBf16
+                         ? encode_bf16x2(value, 0.0f)
+                         : encode_fp16x2(value, 0.0f);
+  static_cast<u16*>(g_y)[row * kN + col] = static_cast<u16>(packed & 0xFFFFu);
+}
+
 #endif  // __CUDA_ARCH__
 
 }  // namespace hummingd::device

@@ -13,6 +13,7 @@
 #include "numeric/float_encode.cuh"
 #include "numeric/formats.cuh"
 #include "numeric/scale_decode.cuh"
+#include "pack/gemm_layout.cuh"
 
 namespace hummingd::device {
 
@@ -71,10 +72,13 @@ HUMMINGD_HD void decode_fragment_step(const u32* r_words, int step,
     for (int r = 0; r < 2; ++r) {
       const int code = 8 * step + 4 * j + 2 * r;
       const float lo = decode_scaled<Format>(
-          extract_code<Format::kBits>(r_words, code), r_scale[j], r_zero[j]);
-      const float hi =
-          decode_scaled<Format>(extract_code<Format::kBits>(r_words, code + 1),
-                                r_scale[j], r_zero[j]);
+          extract_code<Format::kBits>(r_words,
+                                      gemm_code_slot(Format::kBits, code)),
+          r_scale[j], r_zero[j]);
+      const float hi = decode_scaled<Format>(
+          extract_code<Format::kBits>(r_words,
+                                      gemm_code_slot(Format::kBits, code + 1)),
+          r_scale[j], r_zero[j]);
       r_b[j][r] = pack_operand_pair<Format::kActivationType>(lo, hi);
     }
   }

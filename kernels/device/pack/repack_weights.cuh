@@ -44,7 +44,7 @@ HUMMINGD_HD void repack_lane_chunk(const RepackArgs& args, i64 chunk) {
     const u32 hi = word + 1 < Plan::kWordsPerRow ? g_row[word + 1] : 0u;
     const u32 code =
         funnel_shift_right(lo, hi, static_cast<u32>(bit & 31)) & kMask;
-    const int out_bit = i * kBits;
+    const int out_bit = gemm_code_slot(kBits, i) * kBits;
     r_out[out_bit >> 5] |= code << (out_bit & 31);
     if ((out_bit & 31) + kBits > 32) {
       r_out[(out_bit >> 5) + 1] |= code >> (32 - (out_bit & 31));

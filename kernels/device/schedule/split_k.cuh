@@ -6,12 +6,12 @@
 //  - the workspace: per m-block, Z x (N / BN) partial tiles of BM x BN fp32
 //    values; any contents, nothing to initialise;
 //  - the arrival counters: one u32 per (m16, n16) tile origin, i.e.
-//    ceil(M / 16) x (N / 16) words, zeroed once at allocation. The tile at
-//    (block_m, block_n) counts at the index of its first m16 row and n16
-//    column, so every config of a plan (and every M up to the allocation)
-//    uses disjoint or identical counters, and each launch leaves the ones
-//    it used at zero again: one zeroed counter buffer serves all launches
-//    on a stream.
+//    ceil(M / 16) x (N / 16) words (an 8-row block counts as 16), zeroed once
+//    at allocation. The tile at (block_m, block_n) counts at the index of its
+//    first m16 row and n16 column, so every config of a plan (and every M up to
+//    the allocation) uses disjoint or identical counters, and each launch
+//    leaves the ones it used at zero again: one zeroed counter buffer serves
+//    all launches on a stream.
 
 #include "arch/platform.cuh"
 
@@ -36,7 +36,8 @@ HUMMINGD_HD i64 split_k_block_floats(i64 n_blocks, i64 splits, i64 tile_elems) {
 // output.
 HUMMINGD_HD i64 split_k_counter_index(i64 block_m, i64 block_n, int block_rows,
                                       int block_cols, i64 n) {
-  return block_m * (block_rows / 16) * (n / 16) + block_n * (block_cols / 16);
+  return block_m * ((block_rows + 15) / 16) * (n / 16) +
+         block_n * (block_cols / 16);
 }
 
 }  // namespace hummingd::device

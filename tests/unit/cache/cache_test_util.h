@@ -91,6 +91,7 @@ inline PlanRecord RandomPlan(std::mt19937_64& rng, int entries) {
     entry.launch.workspace_bytes_per_m_block =
         static_cast<int64_t>(rng() % 65536);
     entry.launch.counter_bytes_per_m_block = static_cast<int64_t>(rng() % 256);
+    entry.launch.programmatic_dependent_launch = (rng() & 1) != 0;
   }
   // A weight-preparation kernel, as GEMM plans carry.
   PlanRecordEntry& repack = plan.prepare.emplace_back(plan.entries.front());

@@ -83,6 +83,9 @@ struct LoadedKernel {
   // of fp32 workspace and of u32 arrival counters (0 = none).
   int64_t workspace_bytes_per_m_block = 0;
   int64_t counter_bytes_per_m_block = 0;
+  // Launched as a programmatic dependent of the stream's previous kernel
+  // (the kernel itself waits for it before reading what it wrote).
+  bool programmatic_dependent_launch = false;
 
   int64_t WorkspaceBytes(int64_t m) const {
     return GridX(m) * workspace_bytes_per_m_block;

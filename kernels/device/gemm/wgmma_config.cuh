@@ -1,0 +1,137 @@
+#pragma once
+
+// Compile-time description of one decode-shaped WNA16 GEMM kernel for
+// Hopper (gemm/wgmma_gemm.cuh): the weights are the 64-row A operand of
+// wgmma (decoded into registers), the kTokens activation rows the N
+// operand, read from shared memory ("swap AB": Y^T = W . X^T). One block
+// owns kBlockN output columns (kWarpgroups warpgroups of kRowBlocks x 64
+// weight rows) of a kTokens-row slab of Y over one split-K range.
+//
+// The shared-memory size is a plain function so that the planner
+// (kernels/gemm_config.cc) computes the same number the kernel uses.
+
+#include "arch/platform.cuh"
+#include "gemm/wna16_config.cuh"
+#include "pack/gemm_layout.cuh"
+
+namespace hummingd::device {
+
+inline constexpr int kWgmmaRowsPerWarpgroup = 64;
+inline constexpr int kWgmmaSharedAlign = 1024;  // the 128-byte swizzle atom
+
+HUMMINGD_HD constexpr int round_up_int(int value, int multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
+
+// Bytes of one pipeline stage, in order: the activation tile (kTokens rows
+// x kBlockK, 128-byte swizzled, 64 columns per 1024-aligned panel), the
+// weight units, the staged scale words and zero-point words (one 4-byte
+// word per (row, scale entry of the k-tile); zero_words false without
+// integer or float zero points). Rounded up to the swizzle atom.
+HUMMINGD_HD constexpr int wgmma_stage_bytes(int tokens, int block_n,
+                                            int block_k, int bits,
+                                            int scale_entries,
+                                            bool zero_words) {
+  const int x_bytes = tokens * block_k * 2;
+  const int w_bytes =
+      (block_n / kGemmUnitRows) * (block_k / kGemmUnitCols) * 128 * bits;
+  const int scale_bytes = block_n * scale_entries * 4;
+  return round_up_int(x_bytes + w_bytes + scale_bytes * (zero_words ? 2 : 1),
+                      kWgmmaSharedAlign);
+}
+
+// Dynamic shared memory of a launch: the stages plus the slack that aligns
+// the first stage to 1024 bytes.
+HUMMINGD_HD constexpr int wgmma_shared_bytes(int stages, int stage_bytes) {
+  return stages * stage_bytes + kWgmmaSharedAlign;
+}
+
+// Scale entries one k-tile of kBlockK columns spans (the entry tile is
+// scale_tile_k columns wide).
+HUMMINGD_HD constexpr int wgmma_scale_entries(long long scale_tile_k,
+                                              int block_k) {
+  return scale_tile_k >= block_k ? 1 : static_cast<int>(block_k / scale_tile_k);
+}
+
+template <int kTokens_, int kBlockN_, int kBlockK_, int kWarpgroups_,
+          int kStages_>
+struct WgmmaTile {
+  static constexpr int kTokens = kTokens_;
+  static constexpr int kBlockM = kTokens_;
+  static constexpr int kBlockN = kBlockN_;
+  static constexpr int kBlockK = kBlockK_;
+  static constexpr int kWarpgroups = kWarpgroups_;
+  static constexpr int kStages = kStages_;
+};
+
+template <class Format_, class Tile_, i64 kN_, i64 kK_>
+struct WgmmaConfig {
+  using Format = Format_;
+  using Tile = Tile_;
+  static constexpr i64 kN = kN_;
+  static constexpr i64 kK = kK_;
+  static constexpr int kBits = Format::kBits;
+  static constexpr int kTokens = Tile::kTokens;
+  static constexpr int kThreads = 128 * Tile::kWarpgroups;
+  static constexpr int kRowBlocks =
+      Tile::kBlockN / (kWgmmaRowsPerWarpgroup * Tile::kWarpgroups);
+  static constexpr int kUnitsKPerTile = Tile::kBlockK / kGemmUnitCols;
+  static constexpr int kKTiles = static_cast<int>(kK / Tile::kBlockK);
+  static constexpr i64 kUnitsKPerRow = kK / kGemmUnitCols;
+  static constexpr int kUnitWords = 32 * kBits;
+  static constexpr int kAccumulators = kRowBlocks * kTokens / 2;
+
+  // Scale entry tiling, as in Wna16Config.
+  static constexpr i64 kScaleTileN =
+      Format::kScaleLayout == ScaleLayout::kBlock    ? Format::kScaleBlockN
+      : Format::kScaleLayout == ScaleLayout::kTensor ? kN
+                                                     : 1;
+  static constexpr i64 kScaleTileK =
+      Format::kScaleLayout == ScaleLayout::kGroup ||
+              Format::kScaleLayout == ScaleLayout::kBlock
+          ? Format::kScaleBlockK
+          : kK;
+  static constexpr i64 kScaleColumns = kK / kScaleTileK;
+  static constexpr int kScaleEntries =
+      wgmma_scale_entries(kScaleTileK, Tile::kBlockK);
+  static constexpr bool kZeroWords = Format::kZero != ZeroKind::kNone;
+  static constexpr int kScaleElementBytes =
+      ScalarTraits<Format::kScaleType>::kBytes;
+  static constexpr int kZeroElementBytes =
+      Format::kZero == ZeroKind::kInteger
+          ? 1
+          : ScalarTraits<Format::kActivationType>::kBytes;
+
+  // Stage layout (byte offsets inside a stage).
+  static constexpr int kStageXBytes = kTokens * Tile::kBlockK * 2;
+  static constexpr int kStageWBytes =
+      (Tile::kBlockN / kGemmUnitRows) * kUnitsKPerTile * kUnitWords * 4;
+  static constexpr int kStageScaleBytes = Tile::kBlockN * kScaleEntries * 4;
+  static constexpr int kOffsetW = kStageXBytes;
+  static constexpr int kOffsetScales = kOffsetW + kStageWBytes;
+  static constexpr int kOffsetZeros = kOffsetScales + kStageScaleBytes;
+  static constexpr int kStageBytes = wgmma_stage_bytes(
+      kTokens, Tile::kBlockN, Tile::kBlockK, kBits, kScaleEntries, kZeroWords);
+  static constexpr int kSharedBytes =
+      wgmma_shared_bytes(Tile::kStages, kStageBytes);
+
+  static_assert(kTokens == 8 || kTokens == 16 || kTokens == 32 || kTokens == 64,
+                "token tiles of 8, 16, 32 or 64 (wgmma n)");
+  static_assert(kRowBlocks >= 1 && Tile::kBlockN == kRowBlocks *
+                                                        kWgmmaRowsPerWarpgroup *
+                                                        Tile::kWarpgroups,
+                "BN is a whole number of 64-row blocks per warpgroup");
+  static_assert(kN % Tile::kBlockN == 0 && kK % Tile::kBlockK == 0,
+                "N and K must be multiples of the block tile");
+  static_assert(Tile::kBlockK % kGemmUnitCols == 0, "BK is whole k-units");
+  static_assert(kScaleTileK % 16 == 0, "a k16 step lies in one scale entry");
+  static_assert(kScaleTileK >= Tile::kBlockK ||
+                    Tile::kBlockK % kScaleTileK == 0,
+                "a k-tile holds whole scale entries");
+  static_assert(kScaleTileN > 0 && kN % kScaleTileN == 0,
+                "N must be a multiple of the scale tile");
+  static_assert(Tile::kStages >= 3,
+                "the copy runs two tiles behind the wgmma reads");
+};
+
+}  // namespace hummingd::device

@@ -1,0 +1,183 @@
+#pragma once
+
+// Global -> shared stage copies of the Hopper decode GEMM
+// (gemm/wgmma_gemm.cuh), all cp.async so that a stage is one commit group:
+//  - the activation tile in wgmma's K-major 128-byte-swizzled layout
+//    (arch/wgmma.cuh): panel p (columns 64p..64p+63) of kTokens rows,
+//    row r's 16-byte chunk c at p * kTokens * 128 + r * 128 + (c ^ (r % 8)) *
+//    16;
+//  - the weight units, each n-unit's k-units of the tile as one run;
+//  - for every row of the block and scale entry of the k-tile, the aligned
+//    4-byte word holding that scale element (and zero-point element), so
+//    the k-loop never waits on a global load. Reading the containing word
+//    stays inside the buffer: every scale and zero-point tensor is a
+//    multiple of 4 bytes (N is a multiple of 16).
+// Device only.
+
+#include "arch/async_copy.cuh"
+#include "arch/platform.cuh"
+#include "arch/wgmma.cuh"
+#include "gemm/wna16_args.cuh"
+#include "pack/gemm_layout.cuh"
+
+namespace hummingd::device {
+
+template <int kTokens>
+HUMMINGD_HD u32 wgmma_x_offset(int row, int chunk) {
+  const int panel = chunk >> 3;
+  return static_cast<u32>(panel * kTokens * kWgmmaSwizzleRowBytes +
+                          row * kWgmmaSwizzleRowBytes +
+                          (((chunk & 7) ^ (row & 7)) << 4));
+}
+
+#if defined(__CUDA_ARCH__)
+
+HUMMINGD_DEVICE void copy_4_async(u32 s_dst, const void* g_src) {
+#if defined(HUMMINGD_HAS_CP_ASYNC)
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(s_dst),
+               "l"(g_src)
+               : "memory");
+#else
+  const u32 value = *static_cast<const u32*>(g_src);
+  asm volatile("st.shared.u32 [%0], %1;" ::"r"(s_dst), "r"(value) : "memory");
+#endif
+}
+
+// One thread's share of every stage copy, with the global addresses of
+// the first k-tile computed once: a later tile only adds its k offset, so
+// the per-tile cost is the cp.async instructions themselves.
+template <class Config>
+struct WgmmaStageCopier {
+  using Tile = typename Config::Tile;
+  static constexpr int kThreads = Config::kThreads;
+  // Activations: kTokens rows of kBlockK / 8 16-byte chunks.
+  static constexpr int kXChunksPerRow = Tile::kBlockK / 8;
+  static constexpr int kXChunks = Config::kTokens * kXChunksPerRow;
+  static constexpr int kXSlots = (kXChunks + kThreads - 1) / kThreads;
+  // Weights: kBlockN / 16 runs of kUnitsKPerTile consecutive units.
+  static constexpr int kRunBytes =
+      Config::kUnitsKPerTile * Config::kUnitWords * 4;
+  static constexpr int kWChunksPerRun = kRunBytes / 16;
+  static constexpr int kWChunks =
+      (Tile::kBlockN / kGemmUnitRows) * kWChunksPerRun;
+  static constexpr int kWSlots = (kWChunks + kThreads - 1) / kThreads;
+  static constexpr i64 kWTileWords =
+      static_cast<i64>(Config::kUnitsKPerTile) * Config::kUnitWords;
+  // Scale words: kBlockN rows x kScaleEntries.
+  static constexpr int kScaleWords = Tile::kBlockN * Config::kScaleEntries;
+  static constexpr int kScaleSlots = (kScaleWords + kThreads - 1) / kThreads;
+
+  const u16* g_x[kXSlots];
+  u32 s_x[kXSlots];
+  u32 x_bytes[kXSlots];  // 16, or 0 to zero-fill a row past M
+  const u32* g_w[kWSlots];
+  u32 s_w[kWSlots];
+  i64 scale_row_entry[kScaleSlots];  // entry of the row at k = 0
+  int scale_e[kScaleSlots];
+  const u8* g_scales;
+  const u8* g_zeros;
+  int thread;
+
+  // k_tile0: the first k-tile this block copies.
+  HUMMINGD_DEVICE WgmmaStageCopier(const GemmArgs& args, i64 m0, i64 n0,
+                                   int k_tile0, int thread_)
+      : g_scales(static_cast<const u8*>(args.scales)),
+        g_zeros(static_cast<const u8*>(args.zero_points)),
+        thread(thread_) {
+    const i64 k0 = static_cast<i64>(k_tile0) * Tile::kBlockK;
+    const u16* x = static_cast<const u16*>(args.x);
+    HUMMINGD_UNROLL
+    for (int i = 0; i < kXSlots; ++i) {
+      const int id = min_int(thread + i * kThreads, kXChunks - 1);
+      const int row = id / kXChunksPerRow;
+      const int chunk = id % kXChunksPerRow;
+      const bool valid = m0 + row < args.m;
+      g_x[i] = x + (valid ? m0 + row : 0) * Config::kK + k0 + chunk * 8;
+      s_x[i] = wgmma_x_offset<Config::kTokens>(row, chunk);
+      x_bytes[i] = valid ? 16u : 0u;
+    }
+    HUMMINGD_UNROLL
+    for (int i = 0; i < kWSlots; ++i) {
+      const int id = min_int(thread + i * kThreads, kWChunks - 1);
+      const int run = id / kWChunksPerRun;
+      const int chunk = id % kWChunksPerRun;
+      g_w[i] = args.weights +
+               ((n0 / kGemmUnitRows + run) * Config::kUnitsKPerRow +
+                static_cast<i64>(k_tile0) * Config::kUnitsKPerTile) *
+                   Config::kUnitWords +
+               chunk * 4;
+      s_w[i] =
+          static_cast<u32>(Config::kOffsetW + run * kRunBytes + chunk * 16);
+    }
+    HUMMINGD_UNROLL
+    for (int i = 0; i < kScaleSlots; ++i) {
+      const int id = min_int(thread + i * kThreads, kScaleWords - 1);
+      const int row = id / Config::kScaleEntries;
+      scale_e[i] = id % Config::kScaleEntries;
+      scale_row_entry[i] =
+          ((n0 + row) / Config::kScaleTileN) * Config::kScaleColumns;
+    }
+  }
+
+  HUMMINGD_DEVICE static int min_int(int a, int b) { return a < b ? a : b; }
+
+  // Copies the stage of k-tile k_tile0 + tile into s_stage.
+  HUMMINGD_DEVICE void copy(u32 s_stage, int tile, int k_tile0) const {
+    copy_activations(s_stage, tile);
+    copy_weights(s_stage, tile, k_tile0);
+  }
+
+  // The activation part of a stage: what the previous kernel on the stream
+  // may have written.
+  HUMMINGD_DEVICE void copy_activations(u32 s_stage, int tile) const {
+    HUMMINGD_UNROLL
+    for (int i = 0; i < kXSlots; ++i) {
+      if (kXChunks % kThreads != 0 && thread + i * kThreads >= kXChunks) break;
+      copy_16_async_bytes(s_stage + s_x[i],
+                          g_x[i] + static_cast<i64>(tile) * Tile::kBlockK,
+                          x_bytes[i]);
+    }
+  }
+
+  // The read-only part of a stage: weight units and scale words.
+  HUMMINGD_DEVICE void copy_weights(u32 s_stage, int tile, int k_tile0) const {
+    HUMMINGD_UNROLL
+    for (int i = 0; i < kWSlots; ++i) {
+      if (kWChunks % kThreads != 0 && thread + i * kThreads >= kWChunks) break;
+      copy_16_async_bytes(s_stage + s_w[i], g_w[i] + tile * kWTileWords, 16u);
+    }
+    const i64 k0 = static_cast<i64>(k_tile0 + tile) * Tile::kBlockK;
+    HUMMINGD_UNROLL
+    for (int i = 0; i < kScaleSlots; ++i) {
+      const int id = thread + i * kThreads;
+      if (kScaleWords % kThreads != 0 && id >= kScaleWords) break;
+      const i64 entry =
+          scale_row_entry[i] +
+          (k0 + scale_e[i] * Config::kScaleTileK) / Config::kScaleTileK;
+      const i64 scale_byte = entry * Config::kScaleElementBytes;
+      copy_4_async(s_stage + Config::kOffsetScales + id * 4,
+                   g_scales + (scale_byte & ~i64{3}));
+      if constexpr (Config::kZeroWords) {
+        const i64 zero_byte = entry * Config::kZeroElementBytes;
+        copy_4_async(s_stage + Config::kOffsetZeros + id * 4,
+                     g_zeros + (zero_byte & ~i64{3}));
+      }
+    }
+  }
+};
+
+// The element of `entry` inside its staged word, zero-extended.
+template <int kElementBytes>
+HUMMINGD_DEVICE u32 element_of_word(u32 word, i64 entry) {
+  if constexpr (kElementBytes == 4) {
+    return word;
+  } else {
+    constexpr u32 kMask = (1u << (8 * kElementBytes)) - 1u;
+    const u32 shift = static_cast<u32>((entry * kElementBytes) & 3) * 8u;
+    return (word >> shift) & kMask;
+  }
+}
+
+#endif  // __CUDA_ARCH__
+
+}  // namespace hummingd::device

@@ -1,0 +1,192 @@
+#pragma once
+
+// Weight codes in fragment order -> 16-bit MMA operand pairs, one register
+// (two weights) at a time, for the GEMM skeletons that feed tensor cores
+// from registers. Two paths compute the same numbers:
+//
+//  - Packed (uint4 / uint8 codes, implicit mid-point or integer zero
+//    point, the scale stored in the activation type): the codes are moved
+//    into the mantissa of a 16-bit "magic" power of two (PRMT + LOP3: no
+//    conversion instruction), the magic plus the zero point is subtracted
+//    in the activation type and the scale applied with one packed FMA.
+//    q - z is exact in the activation type, so the only rounding is that of
+//    (q - z) * s, exactly as the fp32 path below rounds it (the product of
+//    two 16-bit floats is exact in fp32). Two instructions per weight.
+//  - Generic (every other format): numeric/fragment_decode.cuh's fp32
+//    decode, scale and pack, about three times the instructions.
+//
+// Lane words: pack/gemm_layout.cuh. Pair (j, r) of k-step `step` is codes
+// 8 step + 4 j + 2 r and + 1: row g + 8 j, columns 16 step + 8 r + 2 t and
+// + 1 of the unit.
+
+#include "arch/platform.cuh"
+#include "numeric/formats.cuh"
+#include "numeric/fragment_decode.cuh"
+#include "pack/gemm_layout.cuh"
+
+namespace hummingd::device {
+
+template <class Format>
+struct PackedDecodePlan {
+  static constexpr bool kActivation16 =
+      Format::kActivationType == ScalarType::kFp16 ||
+      Format::kActivationType == ScalarType::kBf16;
+  static constexpr bool kBf16 = Format::kActivationType == ScalarType::kBf16;
+  // bf16 holds integers exactly only up to 256: 128 + an 8-bit code is not
+  // representable, so uint8 with bf16 activations stays on the fp32 path.
+  static constexpr bool kEnabled =
+      Format::kKind == CodeKind::kUint &&
+      (Format::kBits == 4 || (Format::kBits == 8 && !kBf16)) &&
+      (Format::kZero == ZeroKind::kNone ||
+       Format::kZero == ZeroKind::kInteger) &&
+      Format::kScaleType == Format::kActivationType && kActivation16;
+  // The 16-bit power of two whose last ulp is 1: 1024 (fp16), 128 (bf16).
+  static constexpr u32 kMagicHalf = kBf16 ? 0x4300u : 0x6400u;
+  static constexpr float kMagicValue = kBf16 ? 128.0f : 1024.0f;
+};
+
+#if defined(__CUDA_ARCH__)
+
+HUMMINGD_DEVICE u32 byte_permute(u32 low, u32 high, u32 selector) {
+  u32 out;
+  asm("prmt.b32 %0, %1, %2, %3;"
+      : "=r"(out)
+      : "r"(low), "r"(high), "r"(selector));
+  return out;
+}
+
+// (a & b) | c in one LOP3.
+HUMMINGD_DEVICE u32 and_or(u32 a, u32 b, u32 c) {
+  u32 out;
+  asm("lop3.b32 %0, %1, %2, %3, 0xEA;" : "=r"(out) : "r"(a), "r"(b), "r"(c));
+  return out;
+}
+
+template <bool kBf16>
+HUMMINGD_DEVICE u32 fma_x2(u32 a, u32 b, u32 c) {
+  u32 out;
+  if constexpr (kBf16) {
+    asm("fma.rn.bf16x2 %0, %1, %2, %3;" : "=r"(out) : "r"(a), "r"(b), "r"(c));
+  } else {
+    asm("fma.rn.f16x2 %0, %1, %2, %3;" : "=r"(out) : "r"(a), "r"(b), "r"(c));
+  }
+  return out;
+}
+
+template <class Format, bool kPacked = PackedDecodePlan<Format>::kEnabled>
+struct OperandDecoder;
+
+// Packed path. Entry: the scale twice, and -(magic + z) twice.
+template <class Format>
+struct OperandDecoder<Format, true> {
+  using Plan = PackedDecodePlan<Format>;
+  static constexpr u32 kOne2 = Plan::kBf16 ? 0x3F803F80u : 0x3C003C00u;
+  static constexpr u32 kSixteenth2 = 0x2C002C00u;  // fp16 1/16
+  static constexpr u32 kNegZero2 = 0x80008000u;
+
+  struct Entry {
+    u32 scale2;
+    u32 offset2;       // -(magic + z)
+    u32 offset2_high;  // -(magic / 16 + z): fp16 4-bit odd registers
+  };
+
+  // raw_scale: the 16-bit scale; raw_zero: the uint8 zero point (ignored
+  // without one).
+  HUMMINGD_DEVICE static Entry prepare(u32 raw_scale, u32 raw_zero) {
+    const u32 zero = Format::kZero == ZeroKind::kInteger
+                         ? (raw_zero & 0xFFu)
+                         : (1u << (Format::kBits - 1));
+    // magic + z is exact for every uint8 z in fp16, and in bf16 for the
+    // zero points a 4-bit code can have (z < 128).
+    const float offset = -(Plan::kMagicValue + static_cast<float>(zero));
+    const float offset_high =
+        -(Plan::kMagicValue / 16.0f + static_cast<float>(zero));
+    const u32 scale = raw_scale & 0xFFFFu;
+    Entry entry;
+    entry.scale2 = scale | (scale << 16);
+    if constexpr (Plan::kBf16) {
+      entry.offset2 = encode_bf16x2(offset, offset);
+      entry.offset2_high = entry.offset2;
+    } else {
+      entry.offset2 = encode_fp16x2(offset, offset);
+      entry.offset2_high = encode_fp16x2(offset_high, offset_high);
+    }
+    return entry;
+  }
+
+  // r_words: the lane's words of the unit; step, j, r compile-time.
+  HUMMINGD_DEVICE static u32 pair(const u32* r_words, int step, int j, int r,
+                                  const Entry& entry) {
+    u32 magic_codes;
+    if constexpr (Format::kBits == 4) {
+      // Word `step`, register q = 2j + r: nibbles q and q + 4 (the
+      // interleaved order of pack/gemm_layout.cuh). fp16 lifts odd q in
+      // place (0x00F0 masks: 16 x the code, undone by the centering FMA);
+      // bf16 has only 7 mantissa bits, so it shifts them down instead.
+      const u32 word = r_words[step];
+      const int q = 2 * j + r;
+      constexpr u32 kMagic2 = Plan::kMagicHalf | (Plan::kMagicHalf << 16);
+      if constexpr (Plan::kBf16) {
+        magic_codes = and_or(word >> (4 * q), 0x000F000Fu, kMagic2);
+      } else {
+        const u32 source = q >= 2 ? word >> 8 : word;
+        magic_codes =
+            and_or(source, (q & 1) != 0 ? 0x00F000F0u : 0x000F000Fu, kMagic2);
+      }
+    } else {
+      // Word 2 step + j, bytes 2r and 2r + 1 under the magic's high byte.
+      const u32 word = r_words[2 * step + j];
+      const u32 lo = static_cast<u32>(2 * r);
+      constexpr u32 kMagicHighBytes = (Plan::kMagicHalf >> 8) * 0x01010101u;
+      magic_codes =
+          byte_permute(word, kMagicHighBytes,
+                       lo | (4u << 4) | ((lo + 1u) << 8) | (4u << 12));
+    }
+    u32 centered;
+    if constexpr (Format::kBits == 4 && !Plan::kBf16) {
+      // Odd registers hold 1024 + 16 q: scale by 1/16 (exact) first.
+      centered =
+          (r & 1) != 0
+              ? fma_x2<false>(magic_codes, kSixteenth2, entry.offset2_high)
+              : fma_x2<false>(magic_codes, kOne2, entry.offset2);
+    } else {
+      centered = fma_x2<Plan::kBf16>(magic_codes, kOne2, entry.offset2);
+    }
+    return fma_x2<Plan::kBf16>(centered, entry.scale2, kNegZero2);
+  }
+};
+
+// Generic path: fp32 decode (numeric/fragment_decode.cuh).
+template <class Format>
+struct OperandDecoder<Format, false> {
+  struct Entry {
+    float scale;
+    float zero;
+  };
+
+  // raw_scale / raw_zero: the scale and zero-point elements, zero-extended.
+  HUMMINGD_DEVICE static Entry prepare(u32 raw_scale, u32 raw_zero) {
+    using Decoder = typename Format::Decoder;
+    Entry entry;
+    entry.scale = prepare_fragment_scale<Format>(raw_scale);
+    entry.zero = Decoder::prepare_zero(raw_zero);
+    return entry;
+  }
+
+  HUMMINGD_DEVICE static u32 pair(const u32* r_words, int step, int j, int r,
+                                  const Entry& entry) {
+    const int code = 8 * step + 4 * j + 2 * r;
+    constexpr int kBits = Format::kBits;
+    const float lo = decode_scaled<Format>(
+        extract_code<kBits>(r_words, gemm_code_slot(kBits, code)), entry.scale,
+        entry.zero);
+    const float hi = decode_scaled<Format>(
+        extract_code<kBits>(r_words, gemm_code_slot(kBits, code + 1)),
+        entry.scale, entry.zero);
+    return pack_operand_pair<Format::kActivationType>(lo, hi);
+  }
+};
+
+#endif  // __CUDA_ARCH__
+
+}  // namespace hummingd::device

@@ -1,0 +1,47 @@
+#pragma once
+
+// The decode (M <= 64) half of a GEMM plan on Hopper: wgmma kernels with
+// the weights as the 64-row A operand and the tokens as N (block_m 8, 16,
+// 32, 64 for M in 1-8, 9-16, 17-32, 33-64). Everything here is a pure
+// function of (spec, N, K, SM count, shared-memory limit), so plans stay
+// deterministic.
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "kernels/gemm_config.h"
+#include "kernels/layer_shape.h"
+#include "kernels/plan.h"
+#include "kernels/quant_spec.h"
+
+namespace hummingd {
+
+// A GEMM plan entry for `tile` over M in [m_min, m_max] with `splits`
+// split-K slices: grid (ceil(M / BM), N / BN, splits).
+PlanEntry MakeGemmPlanEntry(int64_t m_min, int64_t m_max,
+                            const GemmTileConfig& tile, const QuantSpec& spec,
+                            const LayerShape& shape, int64_t splits);
+
+// The split-K factor for `blocks` equal blocks of `k_tiles` k-tiles on
+// `slots` concurrently resident blocks: it maximizes the filled fraction of
+// the last wave, discounted by the fp32 partials' traffic
+// (reduction_bytes_per_split per split, against stream_bytes of weights);
+// a larger factor must win by 2%. Every split keeps at least
+// `min_tiles_per_split` k-tiles.
+int64_t ChooseSplitK(int64_t blocks, int64_t k_tiles, int64_t slots,
+                     int64_t min_tiles_per_split, int64_t max_splits,
+                     double reduction_bytes_per_split, double stream_bytes);
+
+// Whether the layer can take the wgmma decode kernels (sm_90, N a
+// multiple of 64, 16-bit activations).
+bool WgmmaDecodeApplies(const GpuTarget& gpu, const QuantSpec& spec,
+                        const LayerShape& shape);
+
+// Entries for M 1-8, 9-16, 17-32 and 33-64. Requires WgmmaDecodeApplies.
+absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
+                                                       const LayerShape& shape,
+                                                       int sm_count,
+                                                       int smem_limit);
+
+}  // namespace hummingd

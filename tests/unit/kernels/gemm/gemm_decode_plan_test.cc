@@ -1,0 +1,192 @@
+// Hopper's decode plan (kernels/gemm_decode_plan.h): for the layers of
+// issue 5 the M <= 64 ranges are wgmma kernels whose choices are
+// deterministic, legal, fill the machine and leave the M > 64 ranges as
+// they were; the split-K choice on hand-checked cases; the wgmma tile text
+// and its validation; codegen refuses wgmma off Hopper.
+
+#include "kernels/gemm_decode_plan.h"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "kernels/codegen.h"
+#include "kernels/gemm_config.h"
+#include "kernels/planner.h"
+#include "kernels/quant_spec.h"
+
+namespace hummingd {
+namespace {
+
+KernelRequest Request(const char* spec_text, int64_t n, int64_t k,
+                      const char* arch = "sm_90a") {
+  KernelRequest request;
+  request.family = KernelFamily::kGemm;
+  request.spec = Canonicalize(*ParseSpecText(spec_text));
+  request.shape.n = n;
+  request.shape.k = k;
+  request.gpu = *ParseGpuArch(arch);
+  request.gpu.sm_count = 132;
+  return request;
+}
+
+constexpr std::pair<int64_t, int64_t> kDecodeLayers[] = {
+    {8192, 8192}, {28672, 8192}, {8192, 28672},
+    {4096, 4096}, {6144, 4096},  {4096, 14336}};
+
+constexpr const char* kDecodeSpecs[] = {
+    "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
+    "weight=uint4,group=128,scale=bf16,act=bf16,out=bf16",
+    "weight=uint8,group=128,scale=fp16,act=fp16,out=fp16",
+    "weight=e4m3,group=128,scale=fp16,act=fp16,out=fp16",
+    "weight=uint4,group=32,scale=fp16",
+    "weight=uint4,group=64,scale=fp16",
+    "weight=uint4,group=channel,scale=fp16"};
+
+TEST(GemmDecodePlanTest, HopperDecodeRangesAreWgmmaAndFillTheMachine) {
+  for (const char* spec : kDecodeSpecs) {
+    for (auto [n, k] : kDecodeLayers) {
+      SCOPED_TRACE(::testing::Message() << spec << " N=" << n << " K=" << k);
+      const KernelRequest request = Request(spec, n, k);
+      absl::StatusOr<Plan> plan = PlanKernels(request);
+      ASSERT_TRUE(plan.ok()) << plan.status();
+      absl::StatusOr<Plan> again = PlanKernels(request);
+      ASSERT_TRUE(again.ok());
+      EXPECT_EQ(*plan, *again);
+      ASSERT_GE(plan->entries.size(), 4u);
+      const int64_t expected_tokens[] = {8, 16, 32, 64};
+      for (int i = 0; i < 4; ++i) {
+        const PlanEntry& entry = plan->entries[i];
+        EXPECT_EQ(entry.m_max, expected_tokens[i]);
+        EXPECT_EQ(entry.config.skeleton, kGemmWgmmaSkeleton);
+        absl::StatusOr<GemmTileConfig> tile =
+            ParseGemmTileText(entry.config.text);
+        ASSERT_TRUE(tile.ok()) << tile.status();
+        EXPECT_EQ(tile->mma, GemmMma::kWgmma);
+        EXPECT_EQ(tile->block_m, expected_tokens[i]);
+        EXPECT_TRUE(ValidateGemmTile(*tile, n, k).ok());
+        // Every SM gets work, each split keeps >= 4 k-tiles, and the ring
+        // runs at least two tiles ahead.
+        const int64_t blocks = entry.launch.grid_y * entry.launch.grid_z;
+        EXPECT_GE(blocks, 0.8 * 132) << entry.config.text;
+        EXPECT_GE(k / tile->block_k / entry.launch.grid_z, 4);
+        EXPECT_GE(tile->stages, 4);
+        EXPECT_LE(entry.launch.dynamic_shared_memory, 227 * 1024);
+        EXPECT_EQ(entry.launch.dynamic_shared_memory,
+                  tile->SharedBytes(request.spec));
+      }
+      EXPECT_EQ(plan->entries[4].m_min, 65);
+      for (size_t i = 4; i < plan->entries.size(); ++i) {
+        EXPECT_EQ(plan->entries[i].config.skeleton, kGemmSkeleton);
+      }
+    }
+  }
+}
+
+TEST(GemmDecodePlanTest, LargerMKeepsTheMmaSyncTilesOfBefore) {
+  // The tiles planned for 8192 x 8192 before the decode ranges existed
+  // (bench/results/gemm-bench-89d6c26.md ran them).
+  absl::StatusOr<Plan> plan =
+      PlanKernels(Request("weight=uint4,group=128,scale=fp16", 8192, 8192));
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_EQ(plan->entries.size(), 7u);
+  EXPECT_EQ(plan->entries[4].config.text, "tile=128x128x64,warps=2x4,stages=4");
+  EXPECT_EQ(plan->entries[4].launch.grid_z, 5);
+  EXPECT_EQ(plan->entries[5].launch.grid_z, 1);
+  EXPECT_EQ(plan->entries[6].launch.grid_z, 1);
+}
+
+TEST(GemmDecodePlanTest, OnlyHopperLayersWithNMultipleOf64GetWgmma) {
+  for (const char* arch : {"sm_80", "sm_86", "sm_89"}) {
+    absl::StatusOr<Plan> plan = PlanKernels(
+        Request("weight=uint4,group=128,scale=fp16", 8192, 8192, arch));
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    for (const PlanEntry& entry : plan->entries) {
+      EXPECT_EQ(entry.config.skeleton, kGemmSkeleton) << arch;
+    }
+  }
+  absl::StatusOr<Plan> narrow =
+      PlanKernels(Request("weight=uint4,group=16,scale=fp16", 48, 192));
+  ASSERT_TRUE(narrow.ok()) << narrow.status();
+  for (const PlanEntry& entry : narrow->entries) {
+    EXPECT_EQ(entry.config.skeleton, kGemmSkeleton);
+  }
+  // N = 192: one warpgroup of one 64-row block.
+  absl::StatusOr<Plan> odd =
+      PlanKernels(Request("weight=uint4,group=64,scale=fp16", 192, 256));
+  ASSERT_TRUE(odd.ok()) << odd.status();
+  EXPECT_EQ(odd->entries[0].config.skeleton, kGemmWgmmaSkeleton);
+  EXPECT_EQ(ParseGemmTileText(odd->entries[0].config.text)->warps_n, 4);
+}
+
+TEST(GemmDecodePlanTest, SplitKFillsWavesAndWeighsReductionTraffic) {
+  // 64 blocks on 264 slots: 4 splits fill 97% of one wave.
+  EXPECT_EQ(ChooseSplitK(64, 64, 264, 4, 16, 0.0, 1.0), 4);
+  // Enough blocks already: no split.
+  EXPECT_EQ(ChooseSplitK(264, 64, 264, 4, 16, 0.0, 1.0), 1);
+  // Never fewer than 4 k-tiles per split.
+  EXPECT_EQ(ChooseSplitK(8, 16, 264, 4, 16, 0.0, 1.0), 4);
+  // Reduction traffic as large as the weights per split: splitting does
+  // not pay.
+  EXPECT_EQ(ChooseSplitK(64, 64, 132, 4, 16, 3.0, 1.0), 1);
+  // Deterministic.
+  EXPECT_EQ(ChooseSplitK(112, 128, 132, 4, 16, 1e6, 32e6),
+            ChooseSplitK(112, 128, 132, 4, 16, 1e6, 32e6));
+}
+
+TEST(GemmDecodePlanTest, WgmmaTileTextRoundTripsAndValidates) {
+  GemmTileConfig tile;
+  tile.mma = GemmMma::kWgmma;
+  tile.block_m = 8;
+  tile.block_n = 128;
+  tile.block_k = 128;
+  tile.warps_m = 1;
+  tile.warps_n = 8;
+  tile.stages = 10;
+  const std::string text = FormatGemmTileText(tile);
+  EXPECT_EQ(text, "tile=8x128x128,warps=1x8,stages=10,mma=wgmma");
+  absl::StatusOr<GemmTileConfig> parsed = ParseGemmTileText(text);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(*parsed, tile);
+  EXPECT_TRUE(ValidateGemmTile(tile, 256, 256).ok());
+  EXPECT_FALSE(
+      ParseGemmTileText("tile=8x128x128,warps=1x8,stages=10,mma=x").ok());
+  GemmTileConfig bad = tile;
+  bad.block_m = 24;
+  EXPECT_FALSE(ValidateGemmTile(bad, 256, 256).ok());
+  bad = tile;
+  bad.warps_n = 2;
+  EXPECT_FALSE(ValidateGemmTile(bad, 256, 256).ok());
+  bad = tile;
+  bad.block_n = 512;  // four 64-row blocks per warpgroup
+  EXPECT_FALSE(ValidateGemmTile(bad, 512, 256).ok());
+  bad = tile;
+  bad.stages = 2;
+  EXPECT_FALSE(ValidateGemmTile(bad, 256, 256).ok());
+  bad = tile;
+  bad.stages = 13;
+  EXPECT_FALSE(ValidateGemmTile(bad, 256, 256).ok());
+}
+
+TEST(GemmDecodePlanTest, CodegenRefusesWgmmaOffHopperAndMismatchedSkeleton) {
+  const KernelRequest hopper =
+      Request("weight=uint4,group=128,scale=fp16", 256, 256);
+  absl::StatusOr<Plan> plan = PlanKernels(hopper);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  const KernelConfig wgmma = plan->entries[0].config;
+  ASSERT_EQ(wgmma.skeleton, kGemmWgmmaSkeleton);
+  EXPECT_TRUE(GenerateStub(hopper, wgmma).ok());
+  const KernelRequest ampere =
+      Request("weight=uint4,group=128,scale=fp16", 256, 256, "sm_80");
+  EXPECT_EQ(GenerateStub(ampere, wgmma).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  KernelConfig mismatched = wgmma;
+  mismatched.skeleton = kGemmSkeleton;
+  EXPECT_EQ(GenerateStub(hopper, mismatched).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace hummingd
