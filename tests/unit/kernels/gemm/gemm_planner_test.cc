@@ -105,7 +105,8 @@ TEST(GemmPlannerTest, SmallMSplitsKToFillTheMachine) {
   absl::StatusOr<Plan> plan = PlanKernels(request);
   ASSERT_TRUE(plan.ok()) << plan.status();
   const PlanEntry& small = plan->entries.front();
-  EXPECT_GE(small.launch.grid_y * small.launch.grid_z, 132);
+  // At least 90% of the SMs get a block.
+  EXPECT_GE(small.launch.grid_y * small.launch.grid_z, 0.9 * 132);
   EXPECT_GT(small.launch.grid_z, 1);
   EXPECT_EQ(plan->entries.back().launch.grid_z, 1);
   // The SM count is keyed because it changes the plan.
