@@ -99,6 +99,30 @@ HUMMINGD_DEVICE bool split_k_reduce(float (&r_acc)[kValues], float* g_slots,
   return true;
 }
 
+// split_k_reduce for the block tile at (block_m, block_n) of a
+// kBlockRows x kBlockCols tiling of an N-wide output: its slots in the
+// workspace and its arrival counter (schedule/split_k.cuh's layout).
+// r_flat: the thread's accumulators, in any fixed order.
+template <int kThreads, int kBlockRows, int kBlockCols, i64 kN, int kValues>
+HUMMINGD_DEVICE bool reduce_split_k_tile(float (&r_flat)[kValues],
+                                         void* g_workspace, u32* g_counters,
+                                         u32 block_m, u32 block_n, u32 split,
+                                         u32 splits, u32 thread) {
+  constexpr i64 kNBlocks = kN / kBlockCols;
+  constexpr i64 kTileElems = static_cast<i64>(kBlockRows) * kBlockCols;
+  float* g_slots =
+      static_cast<float*>(g_workspace) +
+      block_m * split_k_block_floats(kNBlocks, splits, kTileElems) +
+      block_n * kTileElems;
+  u32* g_counter =
+      g_counters +
+      split_k_counter_index(block_m, block_n, kBlockRows, kBlockCols, kN);
+  return split_k_reduce<kThreads>(r_flat, g_slots, kNBlocks * kTileElems,
+                                  g_counter, static_cast<int>(split),
+                                  static_cast<int>(splits),
+                                  static_cast<int>(thread));
+}
+
 // Two accumulators (row, col) and (row, col + 1) -> output, with the
 // optional secondary scale and bias. Nothing is written for row >= m.
 template <class Format, i64 kN>

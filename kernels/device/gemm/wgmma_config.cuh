@@ -65,7 +65,7 @@ struct WgmmaTile {
 };
 
 template <class Format_, class Tile_, i64 kN_, i64 kK_>
-struct WgmmaConfig {
+struct WgmmaConfig : GemmScaleTiling<Format_, kN_, kK_> {
   using Format = Format_;
   using Tile = Tile_;
   static constexpr i64 kN = kN_;
@@ -81,17 +81,10 @@ struct WgmmaConfig {
   static constexpr int kUnitWords = 32 * kBits;
   static constexpr int kAccumulators = kRowBlocks * kTokens / 2;
 
-  // Scale entry tiling, as in Wna16Config.
-  static constexpr i64 kScaleTileN =
-      Format::kScaleLayout == ScaleLayout::kBlock    ? Format::kScaleBlockN
-      : Format::kScaleLayout == ScaleLayout::kTensor ? kN
-                                                     : 1;
-  static constexpr i64 kScaleTileK =
-      Format::kScaleLayout == ScaleLayout::kGroup ||
-              Format::kScaleLayout == ScaleLayout::kBlock
-          ? Format::kScaleBlockK
-          : kK;
-  static constexpr i64 kScaleColumns = kK / kScaleTileK;
+  using Scales = GemmScaleTiling<Format_, kN_, kK_>;
+  using Scales::kScaleColumns;
+  using Scales::kScaleTileK;
+  using Scales::kScaleTileN;
   static constexpr int kScaleEntries =
       wgmma_scale_entries(kScaleTileK, Tile::kBlockK);
   static constexpr bool kZeroWords = Format::kZero != ZeroKind::kNone;

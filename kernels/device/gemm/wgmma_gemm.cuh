@@ -213,21 +213,11 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
   }
 
   if (splits > 1) {
-    constexpr i64 kNBlocks = Config::kN / Tile::kBlockN;
-    constexpr i64 kTileElems = static_cast<i64>(kT) * Tile::kBlockN;
-    float* g_slots =
-        static_cast<float*>(args.workspace) +
-        block_m * split_k_block_floats(kNBlocks, splits, kTileElems) +
-        block_n * kTileElems;
-    u32* g_counter =
-        args.split_counters +
-        split_k_counter_index(block_m, block_n, kT, Tile::kBlockN, Config::kN);
     float(&r_flat)[Config::kAccumulators] =
         reinterpret_cast<float(&)[Config::kAccumulators]>(r_acc);
-    if (!split_k_reduce<Config::kThreads>(
-            r_flat, g_slots, kNBlocks * kTileElems, g_counter,
-            static_cast<int>(split), static_cast<int>(splits),
-            static_cast<int>(thread))) {
+    if (!reduce_split_k_tile<Config::kThreads, kT, Tile::kBlockN, Config::kN>(
+            r_flat, args.workspace, args.split_counters, block_m, block_n,
+            split, splits, thread)) {
       return;
     }
   }

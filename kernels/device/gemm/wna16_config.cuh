@@ -55,8 +55,24 @@ struct GemmTile {
   static constexpr int kStages = kStages_;
 };
 
+// The (rows, columns) of W one scale entry covers, and the entries per row
+// (checkpoint layout, kernels/reference/dequant_reference.h).
+template <class Format, i64 kN, i64 kK>
+struct GemmScaleTiling {
+  static constexpr i64 kScaleTileN =
+      Format::kScaleLayout == ScaleLayout::kBlock    ? Format::kScaleBlockN
+      : Format::kScaleLayout == ScaleLayout::kTensor ? kN
+                                                     : 1;
+  static constexpr i64 kScaleTileK =
+      Format::kScaleLayout == ScaleLayout::kGroup ||
+              Format::kScaleLayout == ScaleLayout::kBlock
+          ? Format::kScaleBlockK
+          : kK;
+  static constexpr i64 kScaleColumns = kK / kScaleTileK;
+};
+
 template <class Format_, class Tile_, i64 kN_, i64 kK_>
-struct Wna16Config {
+struct Wna16Config : GemmScaleTiling<Format_, kN_, kK_> {
   using Format = Format_;
   using Tile = Tile_;
   static constexpr i64 kN = kN_;
@@ -80,18 +96,10 @@ struct Wna16Config {
   static constexpr int kStageBytes = kStageABytes + kStageWBytes;
   static constexpr int kSharedBytes = Tile::kStages * kStageBytes;
   static constexpr int kAccumulators = kMFragments * kNFragments * 4;
-
-  // The (rows, columns) of W one scale entry covers.
-  static constexpr i64 kScaleTileN =
-      Format::kScaleLayout == ScaleLayout::kBlock    ? Format::kScaleBlockN
-      : Format::kScaleLayout == ScaleLayout::kTensor ? kN
-                                                     : 1;
-  static constexpr i64 kScaleTileK =
-      Format::kScaleLayout == ScaleLayout::kGroup ||
-              Format::kScaleLayout == ScaleLayout::kBlock
-          ? Format::kScaleBlockK
-          : kK;
-  static constexpr i64 kScaleColumns = kK / kScaleTileK;
+  using Scales = GemmScaleTiling<Format_, kN_, kK_>;
+  using Scales::kScaleColumns;
+  using Scales::kScaleTileK;
+  using Scales::kScaleTileN;
 
   static_assert(kN % Tile::kBlockN == 0 && kK % Tile::kBlockK == 0,
                 "N and K must be multiples of the block tile");

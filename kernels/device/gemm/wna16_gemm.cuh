@@ -145,21 +145,12 @@ HUMMINGD_DEVICE void run_wna16_gemm(const GemmArgs& args, u32 thread,
   async_copy_wait<0>();
 
   if (splits > 1) {
-    constexpr i64 kNBlocks = Config::kN / Tile::kBlockN;
-    constexpr i64 kTileElems = Tile::kBlockM * Tile::kBlockN;
-    float* g_slots =
-        static_cast<float*>(args.workspace) +
-        block_m * split_k_block_floats(kNBlocks, splits, kTileElems) +
-        block_n * kTileElems;
-    u32* g_counter = args.split_counters +
-                     split_k_counter_index(block_m, block_n, Tile::kBlockM,
-                                           Tile::kBlockN, Config::kN);
     float(&r_flat)[Config::kAccumulators] =
         reinterpret_cast<float(&)[Config::kAccumulators]>(block.acc);
-    if (!split_k_reduce<Config::kThreads>(
-            r_flat, g_slots, kNBlocks * kTileElems, g_counter,
-            static_cast<int>(split), static_cast<int>(splits),
-            static_cast<int>(thread))) {
+    if (!reduce_split_k_tile<Config::kThreads, Tile::kBlockM, Tile::kBlockN,
+                             Config::kN>(r_flat, args.workspace,
+                                         args.split_counters, block_m, block_n,
+                                         split, splits, thread)) {
       return;
     }
   }

@@ -61,15 +61,16 @@ TEST(PlanKeyTest, SameInputsGiveSameKey) {
 // here: it would orphan every cache on every node. If the change is
 // intended, bump kCacheSchemaVersion and update the golden value. (Both
 // values were checked against an independent Python computation of the
-// schema documented in cache/README.md.)
+// schema documented in cache/README.md; last at cache schema 3, when plan
+// records gained the programmatic-launch flag.)
 TEST(PlanKeyTest, GoldenValue) {
   EXPECT_EQ(PlanKey(BasePlanInputs()),
-            "579da6a59e0b3d3f9d6031d99abba7e1181ed24288401f18b51ee394f8595e21");
+            "4d14667f2549b6e6d163afdfdd4811159b9da91af9acc934153f630c367f9d1f");
 }
 
 TEST(ArtifactKeyTest, GoldenValue) {
   EXPECT_EQ(ArtifactKey(BaseArtifactInputs()),
-            "7c507c195adb2a81065ca33e7b4a8f3450bf779f92f54c05acc3cf2d287b7963");
+            "2a88d0f25ea72c1fb844d05ef861faac1a176d6b52cf1296f25e334c7e9fa454");
 }
 
 TEST(PlanKeyTest, EveryFieldChangesTheKey) {

@@ -16,20 +16,15 @@
 #include "kernels/gemm_config.h"
 #include "kernels/planner.h"
 #include "kernels/quant_spec.h"
+#include "tests/unit/kernels/gemm/gemm_request.h"
 
 namespace hummingd {
 namespace {
 
+// An H200's 132 SMs.
 KernelRequest Request(const char* spec_text, int64_t n, int64_t k,
                       const char* arch = "sm_90a") {
-  KernelRequest request;
-  request.family = KernelFamily::kGemm;
-  request.spec = Canonicalize(*ParseSpecText(spec_text));
-  request.shape.n = n;
-  request.shape.k = k;
-  request.gpu = *ParseGpuArch(arch);
-  request.gpu.sm_count = 132;
-  return request;
+  return testing::GemmRequest(spec_text, n, k, arch, 132);
 }
 
 constexpr std::pair<int64_t, int64_t> kDecodeLayers[] = {

@@ -10,20 +10,12 @@
 #include "kernels/gemm_config.h"
 #include "kernels/planner.h"
 #include "kernels/quant_spec.h"
+#include "tests/unit/kernels/gemm/gemm_request.h"
 
 namespace hummingd {
 namespace {
 
-KernelRequest GemmRequest(const char* spec_text, int64_t n, int64_t k,
-                          const char* arch = "sm_90a") {
-  KernelRequest request;
-  request.family = KernelFamily::kGemm;
-  request.spec = Canonicalize(*ParseSpecText(spec_text));
-  request.shape.n = n;
-  request.shape.k = k;
-  request.gpu = *ParseGpuArch(arch);
-  return request;
-}
+using testing::GemmRequest;
 
 constexpr const char* kW4 = "weight=uint4,group=128,scale=fp16";
 
