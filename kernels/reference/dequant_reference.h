@@ -92,8 +92,10 @@ absl::StatusOr<std::vector<uint16_t>> RoundToOutputBits(
 // scales with magnitudes in [2^-7, 2^-1) encoded in scale_type (never zero,
 // NaN or inf after encoding), integer zero points uniform in [0, 2^bits),
 // float zero points uniform in [0, 2^bits - 1] encoded in the activation
-// type, secondary scales uniform in [0.5, 2). The dequantized result is
-// never all zeros. Empty buffers if the spec or shape is invalid.
+// type, secondary scales uniform in [0.5, 2). Up to 64 K weights the
+// dequantized result is checked (and redrawn) never to be all zeros; larger
+// layers are not dequantized here. Empty buffers if the spec or shape is
+// invalid.
 DequantInputs MakeRandomDequantInputs(const QuantSpec& spec,
                                       const LayerShape& shape, uint64_t seed);
 
