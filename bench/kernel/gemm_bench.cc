@@ -32,10 +32,12 @@
 #include "absl/strings/str_split.h"
 #include "bench/kernel/gemm_bench_check.h"
 #include "bench/kernel/gemm_bench_report.h"
+#include "bench/kernel/plan_override.h"
 #include "hummingd/gpu/cuda_driver.h"
 #include "hummingd/gpu/quantized_linear.h"
 #include "hummingd/kernel_client.h"
 #include "kernels/reference/dequant_reference.h"
+#include "server/proto_convert.h"
 
 ABSL_FLAG(std::string, specs,
           "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16;"
@@ -58,6 +60,9 @@ ABSL_FLAG(std::string, cublas_json, "",
           "cuBLAS times from cublas_reference.py (optional)");
 ABSL_FLAG(std::string, markdown, "", "write the table here too");
 ABSL_FLAG(std::string, json, "", "write the rows here as JSON");
+ABSL_FLAG(std::string, override, "",
+          "tuning: replace planned M ranges, 'M_MAX:TILE_TEXT:SPLITS;...' "
+          "(bench/kernel/plan_override.h); rows then time that config");
 ABSL_FLAG(int, plan_sm_count, 0,
           "plan as if the GPU had this many SMs (0: the device's own); a "
           "tuning knob for comparing split-K choices, not for results");
@@ -214,6 +219,7 @@ bench::NumericsResult CheckForward(const Device& device,
 struct RunOptions {
   std::string arch;
   int sm_count = 0;
+  std::vector<bench::PlanOverride> overrides;
   std::vector<int64_t> ms;
   std::map<std::string, double> cublas;
 };
@@ -231,9 +237,15 @@ void RunLayer(const Device& device, client::KernelClient& kernel_client,
   request.mutable_shape()->set_k(shape.k);
   request.mutable_gpu()->set_arch(options.arch);
   request.mutable_gpu()->set_sm_count(options.sm_count);
-  auto set = Unwrap(kernel_client.Resolve(request), "resolve");
+  auto resolved = Unwrap(kernel_client.Resolve(request), "resolve");
+  v1::KernelSet set = *resolved;
+  if (!options.overrides.empty()) {
+    const KernelRequest plain =
+        Unwrap(KernelRequestFromProto(request, RequestLimits{}), "request");
+    BENCH_CHECK(bench::ApplyPlanOverrides(plain, options.overrides, set));
+  }
   std::shared_ptr<const gpu::LoadedKernelSet> loaded =
-      Unwrap(gpu::LoadedKernelSet::Load(*set, artifacts), "load");
+      Unwrap(gpu::LoadedKernelSet::Load(set, artifacts), "load");
 
   // Checkpoint tensors (random, valid), shared by every copy; each copy
   // repacks them into its own weights.
@@ -331,6 +343,8 @@ int main(int argc, char** argv) {
   options.sm_count = absl::GetFlag(FLAGS_plan_sm_count) > 0
                          ? absl::GetFlag(FLAGS_plan_sm_count)
                          : gpu_device.sm_count;
+  options.overrides = Unwrap(
+      bench::ParsePlanOverrides(absl::GetFlag(FLAGS_override)), "--override");
   options.cublas = LoadCublas(absl::GetFlag(FLAGS_cublas_json));
   for (absl::string_view text : absl::StrSplit(absl::GetFlag(FLAGS_ms), ',')) {
     int64_t m = 0;

@@ -1,0 +1,79 @@
+#include "bench/kernel/plan_override.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "common/hashing.h"
+#include "common/status_macros.h"
+#include "kernels/codegen.h"
+#include "kernels/gemm_decode_plan.h"
+#include "kernels/nvrtc_compiler.h"
+#include "kernels/quant_spec.h"
+#include "server/proto_convert.h"
+
+namespace hummingd::bench {
+
+absl::StatusOr<std::vector<PlanOverride>> ParsePlanOverrides(
+    absl::string_view text) {
+  std::vector<PlanOverride> overrides;
+  for (absl::string_view item : absl::StrSplit(text, ';', absl::SkipEmpty())) {
+    const std::vector<absl::string_view> parts = absl::StrSplit(item, ':');
+    PlanOverride entry;
+    if (parts.size() != 3 || !absl::SimpleAtoi(parts[0], &entry.m_max) ||
+        entry.m_max < 1 || !absl::SimpleAtoi(parts[2], &entry.splits) ||
+        entry.splits < 1 || entry.splits > 16) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--override: expected M_MAX:TILE_TEXT:SPLITS (splits 1..16), got '",
+          item, "'"));
+    }
+    ASSIGN_OR_RETURN(entry.tile, ParseGemmTileText(std::string(parts[1])));
+    overrides.push_back(entry);
+  }
+  return overrides;
+}
+
+absl::Status ApplyPlanOverrides(const KernelRequest& request,
+                                const std::vector<PlanOverride>& overrides,
+                                v1::KernelSet& set) {
+  for (const PlanOverride& override_entry : overrides) {
+    v1::Kernel* kernel = nullptr;
+    for (v1::Kernel& candidate : *set.mutable_kernels()) {
+      if (candidate.m_max() == override_entry.m_max) kernel = &candidate;
+    }
+    if (kernel == nullptr) {
+      return absl::NotFoundError(absl::StrCat(
+          "--override: no M range of the plan ends at ", override_entry.m_max));
+    }
+    RETURN_IF_ERROR(ValidateGemmTile(override_entry.tile, request.shape.n,
+                                     request.shape.k));
+    PlanEntry entry =
+        MakeGemmPlanEntry(kernel->m_min(), kernel->m_max(), override_entry.tile,
+                          request.spec, request.shape, override_entry.splits);
+    entry.launch.programmatic_dependent_launch =
+        override_entry.tile.mma == GemmMma::kWgmma;
+    ASSIGN_OR_RETURN(const KernelSource source,
+                     GenerateStub(request, entry.config));
+    ASSIGN_OR_RETURN(const CompiledKernel compiled,
+                     CompileKernel(source, request.gpu));
+    kernel->set_artifact_key(Sha256Hex(
+        absl::StrCat("bench-override|", FormatSpecText(request.spec), "|",
+                     request.shape.n, "x", request.shape.k, "|",
+                     entry.config.text, "|", request.gpu.ArchName())));
+    kernel->set_entry(compiled.entry);
+    kernel->set_cubin(compiled.cubin);
+    kernel->set_cubin_checksum(Checksum64(compiled.cubin));
+    *kernel->mutable_launch() = LaunchParamsToProto(entry.launch);
+    kernel->set_threads_per_block(entry.config.threads_per_block);
+    kernel->set_dynamic_shared_memory(entry.config.dynamic_shared_memory);
+    kernel->set_outcome(v1::CACHE_OUTCOME_COMPILED);
+    kernel->set_compile_ms(compiled.compile_ms);
+    kernel->set_config(entry.config.text);
+    kernel->set_registers(-1);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace hummingd::bench

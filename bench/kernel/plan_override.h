@@ -1,0 +1,42 @@
+#pragma once
+
+// Tuning knob of hummingd_gemm_bench: replace the planner's choice for
+// some M ranges of a GEMM kernel set with explicit tiles and split-K
+// factors, compiled here, so that one run on a GPU can time several
+// candidate configs of a layer side by side (the planner then encodes the
+// winner). Text form, ';'-separated: "M_MAX:TILE_TEXT:SPLITS", e.g.
+//   "16:tile=16x256x64,warps=1x8,stages=6,mma=wgmma:4"
+// replaces the range that ends at M = 16.
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "hummingd/v1/kernel_service.pb.h"
+#include "kernels/gemm_config.h"
+#include "kernels/plan.h"
+
+namespace hummingd::bench {
+
+struct PlanOverride {
+  int64_t m_max = 0;
+  GemmTileConfig tile;
+  int64_t splits = 1;
+};
+
+// INVALID_ARGUMENT naming the bad part; an empty text is no override.
+absl::StatusOr<std::vector<PlanOverride>> ParsePlanOverrides(
+    absl::string_view text);
+
+// In `set` (a GEMM kernel set resolved for `request`), the kernel of every
+// overridden range is replaced by one compiled here from the override's
+// tile and split-K factor, with the launch the planner would give that
+// tile (MakeGemmPlanEntry). NOT_FOUND when no range ends at m_max; the
+// tile is validated against the layer and the GPU by codegen.
+absl::Status ApplyPlanOverrides(const KernelRequest& request,
+                                const std::vector<PlanOverride>& overrides,
+                                v1::KernelSet& set);
+
+}  // namespace hummingd::bench

@@ -1,0 +1,107 @@
+// The bench's --override: parsing, and replacing one M range of a GEMM
+// kernel set by a kernel compiled (NVRTC, no GPU needed) from the given
+// tile, with the launch the planner would give that tile.
+
+#include "bench/kernel/plan_override.h"
+
+#include <string>
+
+#include "gtest/gtest.h"
+#include "kernels/cubin_info.h"
+#include "kernels/gpu_target.h"
+#include "kernels/quant_spec.h"
+
+namespace hummingd::bench {
+namespace {
+
+constexpr char kTile16[] = "tile=16x256x64,warps=1x8,stages=6,mma=wgmma";
+
+KernelRequest W4Request() {
+  KernelRequest request;
+  request.family = KernelFamily::kGemm;
+  request.spec =
+      Canonicalize(*ParseSpecText("weight=uint4,group=128,scale=fp16"));
+  request.shape.n = 8192;
+  request.shape.k = 8192;
+  request.gpu = *ParseGpuArch("sm_90a");
+  request.gpu.sm_count = 132;
+  return request;
+}
+
+v1::KernelSet TwoRanges() {
+  v1::KernelSet set;
+  for (auto [m_min, m_max] : {std::pair<int64_t, int64_t>{1, 8}, {9, 16}}) {
+    v1::Kernel* kernel = set.add_kernels();
+    kernel->set_m_min(m_min);
+    kernel->set_m_max(m_max);
+    kernel->set_entry("planned");
+    kernel->set_cubin("planned cubin");
+  }
+  return set;
+}
+
+TEST(PlanOverrideTest, ParsesRangesTilesAndSplits) {
+  absl::StatusOr<std::vector<PlanOverride>> parsed = ParsePlanOverrides(
+      std::string("16:") + kTile16 + ":4;8:" + kTile16 + ":1");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  ASSERT_EQ(parsed->size(), 2u);
+  EXPECT_EQ((*parsed)[0].m_max, 16);
+  EXPECT_EQ((*parsed)[0].splits, 4);
+  EXPECT_EQ((*parsed)[0].tile.mma, GemmMma::kWgmma);
+  EXPECT_EQ((*parsed)[0].tile.block_k, 64);
+  EXPECT_EQ((*parsed)[1].m_max, 8);
+  EXPECT_TRUE(ParsePlanOverrides("")->empty());
+  for (const std::string& bad :
+       {std::string("16:") + kTile16, std::string("x:") + kTile16 + ":4",
+        std::string("16:") + kTile16 + ":0",
+        std::string("16:") + kTile16 + ":17", std::string("16:tile=bad:4")}) {
+    EXPECT_EQ(ParsePlanOverrides(bad).status().code(),
+              absl::StatusCode::kInvalidArgument)
+        << bad;
+  }
+}
+
+TEST(PlanOverrideTest, ReplacesOnlyTheNamedRangeWithACompiledKernel) {
+  const KernelRequest request = W4Request();
+  v1::KernelSet set = TwoRanges();
+  absl::StatusOr<std::vector<PlanOverride>> overrides =
+      ParsePlanOverrides(std::string("16:") + kTile16 + ":4");
+  ASSERT_TRUE(overrides.ok()) << overrides.status();
+  ASSERT_TRUE(ApplyPlanOverrides(request, *overrides, set).ok());
+
+  EXPECT_EQ(set.kernels(0).entry(), "planned");  // untouched
+  const v1::Kernel& kernel = set.kernels(1);
+  EXPECT_EQ(kernel.m_min(), 9);
+  EXPECT_EQ(kernel.config(), kTile16);
+  EXPECT_EQ(kernel.entry(), "hummingd_gemm");
+  EXPECT_EQ(kernel.launch().grid_y(), 8192 / 256);
+  EXPECT_EQ(kernel.launch().grid_z(), 4);
+  EXPECT_EQ(kernel.launch().m_per_block_x(), 16);
+  EXPECT_EQ(kernel.launch().block_x(), 256);
+  EXPECT_TRUE(kernel.launch().programmatic_dependent_launch());
+  EXPECT_GT(kernel.launch().workspace_bytes_per_m_block(), 0);
+  absl::StatusOr<CubinInfo> info = InspectCubin(kernel.cubin());
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->ArchName(), "sm_90a");
+}
+
+TEST(PlanOverrideTest, RefusesUnknownRangesAndIllegalTiles) {
+  const KernelRequest request = W4Request();
+  v1::KernelSet set = TwoRanges();
+  EXPECT_EQ(ApplyPlanOverrides(
+                request,
+                *ParsePlanOverrides(std::string("17:") + kTile16 + ":1"), set)
+                .code(),
+            absl::StatusCode::kNotFound);
+  // Four 64-row blocks per warpgroup.
+  EXPECT_FALSE(ApplyPlanOverrides(
+                   request,
+                   *ParsePlanOverrides(
+                       "16:tile=16x512x64,warps=1x4,stages=6,mma=wgmma:1"),
+                   set)
+                   .ok());
+  EXPECT_EQ(set.kernels(1).entry(), "planned");
+}
+
+}  // namespace
+}  // namespace hummingd::bench
