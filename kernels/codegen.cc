@@ -239,13 +239,7 @@ absl::Status CheckGemmShape(const LayerShape& shape) {
     return absl::UnimplementedError(
         "shape.kind: only dense GEMMs have a code generator so far");
   }
-  if (shape.n <= 0 || shape.k <= 0 || shape.n % kGemmUnitN != 0 ||
-      shape.k % kGemmUnitK != 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("shape: the gemm family needs N a positive multiple of ",
-                     kGemmUnitN, " and K a positive multiple of ", kGemmUnitK,
-                     " (got N=", shape.n, ", K=", shape.k, ")"));
-  }
+  RETURN_IF_ERROR(CheckGemmUnits(shape.n, shape.k));
   return absl::OkStatus();
 }
 

@@ -96,6 +96,16 @@ absl::StatusOr<GemmTileConfig> ParseGemmTileText(std::string_view text) {
   return tile;
 }
 
+absl::Status CheckGemmUnits(int64_t n, int64_t k) {
+  if (n <= 0 || k <= 0 || n % kGemmUnitN != 0 || k % kGemmUnitK != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("shape: the gemm family needs N a positive multiple of ",
+                     kGemmUnitN, " and K a positive multiple of ", kGemmUnitK,
+                     " (got N=", n, ", K=", k, ")"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ValidateGemmTile(const GemmTileConfig& tile, int64_t n,
                               int64_t k) {
   if (tile.block_k % kGemmUnitK != 0 || tile.block_k > 256) {

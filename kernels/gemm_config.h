@@ -66,6 +66,11 @@ std::string FormatGemmTileText(const GemmTileConfig& tile);
 // "config.text" for anything else.
 absl::StatusOr<GemmTileConfig> ParseGemmTileText(std::string_view text);
 
+// N and K are positive multiples of the weight unit (16 x 64):
+// INVALID_ARGUMENT naming "shape" otherwise. The planner and codegen both
+// hold every GEMM layer to it.
+absl::Status CheckGemmUnits(int64_t n, int64_t k);
+
 // The tile fits the layer and the device rules (N % BN, K % BK, BK % 64,
 // warp tiles of whole m16 x n16 fragments, <= 1024 threads, stages 2..8;
 // for wgmma: block_m 8/16/32/64, warps 1x4 or 1x8, BN a multiple of 64 per

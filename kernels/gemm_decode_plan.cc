@@ -49,6 +49,10 @@ PlanEntry MakeGemmPlanEntry(int64_t m_min, int64_t m_max,
       GemmWorkspaceBytesPerMBlock(tile, shape.n, splits);
   entry.launch.counter_bytes_per_m_block =
       GemmCounterBytesPerMBlock(tile, shape.n, splits);
+  // The wgmma skeleton waits for its predecessor before reading activations
+  // (gemm/wgmma_gemm.cuh), so its weight prefetch can overlap that
+  // kernel's tail.
+  entry.launch.programmatic_dependent_launch = tile.mma == GemmMma::kWgmma;
   return entry;
 }
 
@@ -135,13 +139,8 @@ absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
     const int64_t splits =
         ChooseSplitK(n_blocks, k_tiles, slots, /*min_tiles_per_split=*/4,
                      /*max_splits=*/16, partial_bytes, weight_bytes);
-    PlanEntry entry =
-        MakeGemmPlanEntry(range.m_min, range.m_max, tile, spec, shape, splits);
-    // The kernel waits for its predecessor before reading activations
-    // (gemm/wgmma_gemm.cuh), so its weight prefetch can overlap that
-    // kernel's tail.
-    entry.launch.programmatic_dependent_launch = true;
-    entries.push_back(std::move(entry));
+    entries.push_back(
+        MakeGemmPlanEntry(range.m_min, range.m_max, tile, spec, shape, splits));
   }
   return entries;
 }

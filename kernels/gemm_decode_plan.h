@@ -18,7 +18,8 @@
 namespace hummingd {
 
 // A GEMM plan entry for `tile` over M in [m_min, m_max] with `splits`
-// split-K slices: grid (ceil(M / BM), N / BN, splits).
+// split-K slices: grid (ceil(M / BM), N / BN, splits); wgmma tiles launch
+// as programmatic dependents.
 PlanEntry MakeGemmPlanEntry(int64_t m_min, int64_t m_max,
                             const GemmTileConfig& tile, const QuantSpec& spec,
                             const LayerShape& shape, int64_t splits);

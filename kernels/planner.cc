@@ -162,13 +162,7 @@ absl::Status CheckGemmRequest(const KernelRequest& request) {
         absl::StrCat("spec.output_type: must be fp16 or bf16 (got ",
                      DataTypeName(spec.output_type), ")"));
   }
-  if (shape.n <= 0 || shape.k <= 0 || shape.n % kGemmUnitN != 0 ||
-      shape.k % kGemmUnitK != 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("shape: the gemm family needs N a positive multiple of ",
-                     kGemmUnitN, " and K a positive multiple of ", kGemmUnitK,
-                     " (got N=", shape.n, ", K=", shape.k, ")"));
-  }
+  RETURN_IF_ERROR(CheckGemmUnits(shape.n, shape.k));
   if (request.gpu.sm < 80 && spec.activation_type == DataType::kBf16) {
     return absl::InvalidArgumentError(
         absl::StrCat("gpu.arch: ", request.gpu.ArchName(),

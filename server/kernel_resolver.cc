@@ -236,24 +236,9 @@ absl::StatusOr<v1::KernelSet> KernelResolver::Finish(
   absl::flat_hash_map<std::string, int> cubin_sent;
   auto fill = [&](const PlanRecordEntry& entry, v1::Kernel* kernel) {
     const auto& [record, outcome] = artifacts.at(entry.artifact_key);
-    kernel->set_role(entry.role);
-    kernel->set_m_min(entry.m_min);
-    kernel->set_m_max(entry.m_max);
-    kernel->set_artifact_key(entry.artifact_key);
-    kernel->set_entry(record->entry);
-    if (!metadata_only && cubin_sent.emplace(entry.artifact_key, 0).second) {
-      kernel->set_cubin(record->cubin);
-    }
-    kernel->set_cubin_checksum(record->cubin_checksum);
-    *kernel->mutable_launch() = LaunchParamsToProto(entry.launch);
-    kernel->set_threads_per_block(record->threads_per_block);
-    kernel->set_dynamic_shared_memory(record->dynamic_shared_memory);
-    kernel->set_outcome(outcome);
-    kernel->set_compile_ms(record->compile_ms);
-    kernel->set_arch(record->arch);
-    kernel->set_toolchain(record->toolchain);
-    kernel->set_config(entry.config.text);
-    kernel->set_registers(record->registers);
+    const bool with_cubin =
+        !metadata_only && cubin_sent.emplace(entry.artifact_key, 0).second;
+    FillKernelProto(entry, *record, outcome, with_cubin, kernel);
   };
   for (const PlanRecordEntry& entry : pending.plan.entries) {
     fill(entry, set.add_kernels());

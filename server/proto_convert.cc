@@ -311,4 +311,25 @@ v1::LaunchParams LaunchParamsToProto(const LaunchParams& launch) {
   return proto;
 }
 
+void FillKernelProto(const PlanRecordEntry& entry,
+                     const ArtifactRecord& artifact, v1::CacheOutcome outcome,
+                     bool with_cubin, v1::Kernel* kernel) {
+  kernel->set_role(entry.role);
+  kernel->set_m_min(entry.m_min);
+  kernel->set_m_max(entry.m_max);
+  kernel->set_artifact_key(entry.artifact_key);
+  kernel->set_entry(artifact.entry);
+  if (with_cubin) kernel->set_cubin(artifact.cubin);
+  kernel->set_cubin_checksum(artifact.cubin_checksum);
+  *kernel->mutable_launch() = LaunchParamsToProto(entry.launch);
+  kernel->set_threads_per_block(artifact.threads_per_block);
+  kernel->set_dynamic_shared_memory(artifact.dynamic_shared_memory);
+  kernel->set_outcome(outcome);
+  kernel->set_compile_ms(artifact.compile_ms);
+  kernel->set_arch(artifact.arch);
+  kernel->set_toolchain(artifact.toolchain);
+  kernel->set_config(entry.config.text);
+  kernel->set_registers(artifact.registers);
+}
+
 }  // namespace hummingd

@@ -25,6 +25,13 @@ v1::KernelRequest KernelRequestToProto(const KernelRequest& request);
 
 v1::LaunchParams LaunchParamsToProto(const LaunchParams& launch);
 
+// One kernel of a KernelSet: the plan entry's range, role, config and
+// launch with the artifact's entry, checksum and compile facts; the cubin
+// bytes only when `with_cubin` (a set sends each artifact once).
+void FillKernelProto(const PlanRecordEntry& entry,
+                     const ArtifactRecord& artifact, v1::CacheOutcome outcome,
+                     bool with_cubin, v1::Kernel* kernel);
+
 // Parsing helpers shared by clients.
 absl::StatusOr<KernelFamily> ParseKernelFamily(absl::string_view text);
 absl::StatusOr<GemmKind> ParseGemmKind(absl::string_view text);

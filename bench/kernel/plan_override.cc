@@ -1,6 +1,7 @@
 #include "bench/kernel/plan_override.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/numbers.h"
@@ -49,29 +50,34 @@ absl::Status ApplyPlanOverrides(const KernelRequest& request,
     }
     RETURN_IF_ERROR(ValidateGemmTile(override_entry.tile, request.shape.n,
                                      request.shape.k));
-    PlanEntry entry =
+    const PlanEntry entry =
         MakeGemmPlanEntry(kernel->m_min(), kernel->m_max(), override_entry.tile,
                           request.spec, request.shape, override_entry.splits);
-    entry.launch.programmatic_dependent_launch =
-        override_entry.tile.mma == GemmMma::kWgmma;
     ASSIGN_OR_RETURN(const KernelSource source,
                      GenerateStub(request, entry.config));
-    ASSIGN_OR_RETURN(const CompiledKernel compiled,
+    ASSIGN_OR_RETURN(CompiledKernel compiled,
                      CompileKernel(source, request.gpu));
-    kernel->set_artifact_key(Sha256Hex(
-        absl::StrCat("bench-override|", FormatSpecText(request.spec), "|",
-                     request.shape.n, "x", request.shape.k, "|",
-                     entry.config.text, "|", request.gpu.ArchName())));
-    kernel->set_entry(compiled.entry);
-    kernel->set_cubin(compiled.cubin);
-    kernel->set_cubin_checksum(Checksum64(compiled.cubin));
-    *kernel->mutable_launch() = LaunchParamsToProto(entry.launch);
-    kernel->set_threads_per_block(entry.config.threads_per_block);
-    kernel->set_dynamic_shared_memory(entry.config.dynamic_shared_memory);
-    kernel->set_outcome(v1::CACHE_OUTCOME_COMPILED);
-    kernel->set_compile_ms(compiled.compile_ms);
-    kernel->set_config(entry.config.text);
-    kernel->set_registers(-1);
+
+    PlanRecordEntry record_entry;
+    record_entry.m_min = entry.m_min;
+    record_entry.m_max = entry.m_max;
+    record_entry.config = entry.config;
+    record_entry.launch = entry.launch;
+    record_entry.artifact_key =
+        Sha256Hex(absl::StrCat("bench-override|", FormatSpecText(request.spec),
+                               "|", request.shape.n, "x", request.shape.k, "|",
+                               entry.config.text, "|", request.gpu.ArchName()));
+    ArtifactRecord artifact;
+    artifact.cubin = std::move(compiled.cubin);
+    artifact.entry = compiled.entry;
+    artifact.threads_per_block = entry.config.threads_per_block;
+    artifact.dynamic_shared_memory = entry.config.dynamic_shared_memory;
+    artifact.compile_ms = compiled.compile_ms;
+    artifact.toolchain = kernel->toolchain();
+    artifact.arch = request.gpu.ArchName();
+    artifact.cubin_checksum = Checksum64(artifact.cubin);
+    FillKernelProto(record_entry, artifact, v1::CACHE_OUTCOME_COMPILED,
+                    /*with_cubin=*/true, kernel);
   }
   return absl::OkStatus();
 }

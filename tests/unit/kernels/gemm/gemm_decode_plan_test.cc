@@ -61,6 +61,7 @@ TEST(GemmDecodePlanTest, HopperDecodeRangesAreWgmmaAndFillTheMachine) {
         ASSERT_TRUE(tile.ok()) << tile.status();
         EXPECT_EQ(tile->mma, GemmMma::kWgmma);
         EXPECT_EQ(tile->block_m, expected_tokens[i]);
+        EXPECT_TRUE(entry.launch.programmatic_dependent_launch);
         EXPECT_TRUE(ValidateGemmTile(*tile, n, k).ok());
         // Every SM gets work, each split keeps >= 4 k-tiles, and the ring
         // runs at least two tiles ahead.
@@ -75,6 +76,7 @@ TEST(GemmDecodePlanTest, HopperDecodeRangesAreWgmmaAndFillTheMachine) {
       EXPECT_EQ(plan->entries[4].m_min, 65);
       for (size_t i = 4; i < plan->entries.size(); ++i) {
         EXPECT_EQ(plan->entries[i].config.skeleton, kGemmSkeleton);
+        EXPECT_FALSE(plan->entries[i].launch.programmatic_dependent_launch);
       }
     }
   }
