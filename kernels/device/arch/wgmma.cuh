@@ -97,17 +97,24 @@ HUMMINGD_DEVICE void wgmma_fence_operand(float& value) {
   "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, "  \
   "%30, %31}, {%32, %33, %34, %35}, %36"
 
-#define HUMMINGD_WGMMA_RS(N, TYPE)                                    \
-  asm volatile(                                                       \
-      "{\n.reg .pred p;\nsetp.eq.u32 p, 1, 1;\n"                      \
-      "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TYPE "." TYPE \
-      " " HUMMINGD_WGMMA_OPERANDS_##N ", p, 1, 1, 0;\n}"              \
-      : HUMMINGD_WGMMA_OUTPUTS_##N                                    \
-      : "r"(r_a[0]), "r"(r_a[1]), "r"(r_a[2]), "r"(r_a[3]), "l"(desc_b))
+// Operand number of the scale-d immediate (after accumulators, A, desc).
+#define HUMMINGD_WGMMA_SCALE_D_8 "%9"
+#define HUMMINGD_WGMMA_SCALE_D_16 "%13"
+#define HUMMINGD_WGMMA_SCALE_D_32 "%21"
+#define HUMMINGD_WGMMA_SCALE_D_64 "%37"
 
-// r_acc (64 x kN fp32, see above) += A (64 x 16, registers) . B (16 x kN,
-// the descriptor's shared memory).
-template <int kN, ScalarType kOperand>
+#define HUMMINGD_WGMMA_RS(N, TYPE)                                         \
+  asm volatile(                                                            \
+      "{\n.reg .pred p;\nsetp.ne.u32 p, " HUMMINGD_WGMMA_SCALE_D_##N ", 0;\n" \
+      "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TYPE "." TYPE      \
+      " " HUMMINGD_WGMMA_OPERANDS_##N ", p, 1, 1, 0;\n}"                   \
+      : HUMMINGD_WGMMA_OUTPUTS_##N                                         \
+      : "r"(r_a[0]), "r"(r_a[1]), "r"(r_a[2]), "r"(r_a[3]), "l"(desc_b),  \
+        "n"(kAccumulate ? 1 : 0))
+
+// r_acc (64 x kN fp32, see above) = A (64 x 16, registers) . B (16 x kN,
+// the descriptor's shared memory) + (kAccumulate ? r_acc : 0).
+template <int kN, ScalarType kOperand, bool kAccumulate = true>
 HUMMINGD_DEVICE void wgmma_rs(float (&r_acc)[kN / 2], const u32 (&r_a)[4],
                               u64 desc_b) {
   static_assert(kOperand == ScalarType::kFp16 || kOperand == ScalarType::kBf16,

@@ -22,6 +22,8 @@ template <CodeKind kKind_, int kBits_, int kExponentBits_, int kMantissaBits_,
 struct GemmFormat {
   static constexpr CodeKind kKind = kKind_;
   static constexpr int kBits = kBits_;
+  static constexpr int kExponentBits = kExponentBits_;
+  static constexpr int kMantissaBits = kMantissaBits_;
   static constexpr ScaleLayout kScaleLayout = kScaleLayout_;
   static constexpr int kScaleBlockN = kScaleBlockN_;
   static constexpr int kScaleBlockK = kScaleBlockK_;

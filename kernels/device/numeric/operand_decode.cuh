@@ -2,18 +2,25 @@
 
 // Weight codes in fragment order -> 16-bit MMA operand pairs, one register
 // (two weights) at a time, for the GEMM skeletons that feed tensor cores
-// from registers. Two paths compute the same numbers:
+// from registers. Three paths compute the same numbers:
 //
-//  - Packed (uint4 / uint8 codes, implicit mid-point or integer zero
-//    point, the scale stored in the activation type): the codes are moved
-//    into the mantissa of a 16-bit "magic" power of two (PRMT + LOP3: no
-//    conversion instruction), the magic plus the zero point is subtracted
-//    in the activation type and the scale applied with one packed FMA.
-//    q - z is exact in the activation type, so the only rounding is that of
-//    (q - z) * s, exactly as the fp32 path below rounds it (the product of
-//    two 16-bit floats is exact in fp32). Two instructions per weight.
+//  - Packed integer (uint4 / uint8 codes, implicit mid-point or integer
+//    zero point, the scale stored in the activation type): the codes are
+//    moved into the mantissa of a 16-bit "magic" power of two (LOP3 or
+//    PRMT: no conversion instruction) and the magic plus the zero point is
+//    subtracted with one packed FMA, giving q - z exactly in the
+//    activation type.
+//  - e4m3 with fp16 activations and fp16 scales (sm_89+): one hardware
+//    conversion per pair (cvt.rn.f16x2.e4m3x2), exact.
 //  - Generic (every other format): numeric/fragment_decode.cuh's fp32
 //    decode, scale and pack, about three times the instructions.
+//
+// The two fast paths offer the operand before its scale (`unscaled_pair`,
+// kUnscaledOperands): the wgmma skeleton then multiplies the scale into
+// fp32 partial sums once per scale group instead of into every weight, so
+// the only roundings are the tensor core's fp32 sums. `pair` applies the
+// scale with one more packed FMA, rounding once exactly as the fp32 path
+// does (a 16-bit times a short significand is exact in fp32).
 //
 // Lane words: pack/gemm_layout.cuh. Pair (j, r) of k-step `step` is codes
 // 8 step + 4 j + 2 r and + 1: row g + 8 j, columns 16 step + 8 r + 2 t and
@@ -45,6 +52,32 @@ struct PackedDecodePlan {
   static constexpr float kMagicValue = kBf16 ? 128.0f : 1024.0f;
 };
 
+// cvt.rn.f16x2.e4m3x2 exists from sm_89.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+inline constexpr bool kHasCvtE4m3 = true;
+#else
+inline constexpr bool kHasCvtE4m3 = false;
+#endif
+
+template <class Format>
+struct E4m3DecodePlan {
+  static constexpr bool kEnabled =
+      kHasCvtE4m3 && Format::kKind == CodeKind::kFloat &&
+      Format::kExponentBits == 4 && Format::kMantissaBits == 3 &&
+      Format::kZero == ZeroKind::kNone &&
+      Format::kActivationType == ScalarType::kFp16 &&
+      Format::kScaleType == ScalarType::kFp16;
+};
+
+enum class OperandPath : int { kGeneric, kPackedInt, kE4m3 };
+
+template <class Format>
+HUMMINGD_HD constexpr OperandPath operand_path_of() {
+  return PackedDecodePlan<Format>::kEnabled ? OperandPath::kPackedInt
+         : E4m3DecodePlan<Format>::kEnabled ? OperandPath::kE4m3
+                                            : OperandPath::kGeneric;
+}
+
 #if defined(__CUDA_ARCH__)
 
 HUMMINGD_DEVICE u32 byte_permute(u32 low, u32 high, u32 selector) {
@@ -73,12 +106,13 @@ HUMMINGD_DEVICE u32 fma_x2(u32 a, u32 b, u32 c) {
   return out;
 }
 
-template <class Format, bool kPacked = PackedDecodePlan<Format>::kEnabled>
+template <class Format, OperandPath kPath = operand_path_of<Format>()>
 struct OperandDecoder;
 
 // Packed path. Entry: the scale twice, and -(magic + z) twice.
 template <class Format>
-struct OperandDecoder<Format, true> {
+struct OperandDecoder<Format, OperandPath::kPackedInt> {
+  static constexpr bool kUnscaledOperands = true;
   using Plan = PackedDecodePlan<Format>;
   static constexpr u32 kOne2 = Plan::kBf16 ? 0x3F803F80u : 0x3C003C00u;
   static constexpr u32 kSixteenth2 = 0x2C002C00u;  // fp16 1/16
@@ -114,9 +148,10 @@ struct OperandDecoder<Format, true> {
     return entry;
   }
 
-  // r_words: the lane's words of the unit; step, j, r compile-time.
-  HUMMINGD_DEVICE static u32 pair(const u32* r_words, int step, int j, int r,
-                                  const Entry& entry) {
+  // q - z of a pair. r_words: the lane's words of the unit; step, j, r
+  // compile-time.
+  HUMMINGD_DEVICE static u32 unscaled_pair(const u32* r_words, int step,
+                                           int j, int r, const Entry& entry) {
     u32 magic_codes;
     if constexpr (Format::kBits == 4) {
       // Word `step`, register q = 2j + r: nibbles q and q + 4 (the
@@ -142,23 +177,60 @@ struct OperandDecoder<Format, true> {
           byte_permute(word, kMagicHighBytes,
                        lo | (4u << 4) | ((lo + 1u) << 8) | (4u << 12));
     }
-    u32 centered;
     if constexpr (Format::kBits == 4 && !Plan::kBf16) {
       // Odd registers hold 1024 + 16 q: scale by 1/16 (exact) first.
-      centered =
-          (r & 1) != 0
-              ? fma_x2<false>(magic_codes, kSixteenth2, entry.offset2_high)
-              : fma_x2<false>(magic_codes, kOne2, entry.offset2);
+      return (r & 1) != 0
+                 ? fma_x2<false>(magic_codes, kSixteenth2, entry.offset2_high)
+                 : fma_x2<false>(magic_codes, kOne2, entry.offset2);
     } else {
-      centered = fma_x2<Plan::kBf16>(magic_codes, kOne2, entry.offset2);
+      return fma_x2<Plan::kBf16>(magic_codes, kOne2, entry.offset2);
     }
-    return fma_x2<Plan::kBf16>(centered, entry.scale2, kNegZero2);
+  }
+
+  // (q - z) * s of a pair, rounded once.
+  HUMMINGD_DEVICE static u32 pair(const u32* r_words, int step, int j, int r,
+                                  const Entry& entry) {
+    return fma_x2<Plan::kBf16>(unscaled_pair(r_words, step, j, r, entry),
+                               entry.scale2, kNegZero2);
   }
 };
 
+#if __CUDA_ARCH__ >= 890
+// e4m3 path. Entry: the fp16 scale twice.
+template <class Format>
+struct OperandDecoder<Format, OperandPath::kE4m3> {
+  static constexpr bool kUnscaledOperands = true;
+  struct Entry {
+    u32 scale2;
+  };
+
+  HUMMINGD_DEVICE static Entry prepare(u32 raw_scale, u32) {
+    const u32 scale = raw_scale & 0xFFFFu;
+    return {scale | (scale << 16)};
+  }
+
+  // 8-bit stream order: word 2 step + j, bytes 2r (low half) and 2r + 1.
+  HUMMINGD_DEVICE static u32 unscaled_pair(const u32* r_words, int step,
+                                           int j, int r, const Entry&) {
+    const u32 word = r_words[2 * step + j];
+    const u16 codes = static_cast<u16>(r != 0 ? word >> 16 : word & 0xFFFFu);
+    u32 halves;
+    asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(halves) : "h"(codes));
+    return halves;
+  }
+
+  HUMMINGD_DEVICE static u32 pair(const u32* r_words, int step, int j, int r,
+                                  const Entry& entry) {
+    return fma_x2<false>(unscaled_pair(r_words, step, j, r, entry),
+                         entry.scale2, 0x80008000u);
+  }
+};
+#endif
+
 // Generic path: fp32 decode (numeric/fragment_decode.cuh).
 template <class Format>
-struct OperandDecoder<Format, false> {
+struct OperandDecoder<Format, OperandPath::kGeneric> {
+  static constexpr bool kUnscaledOperands = false;
   struct Entry {
     float scale;
     float zero;

@@ -1,0 +1,267 @@
+#pragma once
+
+// One k-tile of the Hopper decode GEMM (gemm/wgmma_gemm.cuh): each warp
+// decodes its 16 weight rows of every 64-row block straight into wgmma A
+// registers, double-buffered per k16 step (wait_group 1) so that the decode
+// of step s overlaps the tensor cores' work on step s - 1.
+//
+// Two ways to apply the scales (WgmmaScalePlan):
+//  - Pre-scaled: every operand pair is (q - z) * s in the activation type
+//    (one more packed FMA per pair); wgmma accumulates into the totals.
+//  - Deferred (decoders with unscaled operands, up to 32 tokens, scale
+//    groups of >= 32 columns): the operands are q - z; each scale period
+//    ("fold": min(scale group, BK) columns) accumulates into a partial set,
+//    started by the period's first wgmma with scale-d = 0, and is folded
+//    into the totals as total += s * partial in fp32 at the next period's
+//    first step, after that step's decode and a wait_group 0 (ptxas
+//    serializes every wgmma if ordinary instructions read accumulators
+//    while any wgmma may be in flight, so the fold drains the pipe: one
+//    tensor-core bubble per period, hidden behind a step's decode). Half
+//    the decode instructions per weight, and no 16-bit rounding of the
+//    scaled weight.
+// Every step index below is a compile-time constant once the loops unroll,
+// so fold points cost nothing at run time.
+
+#include "arch/platform.cuh"
+#include "arch/wgmma.cuh"
+#include "gemm/wgmma_config.cuh"
+#include "memory/gemm_tiles.cuh"
+#include "memory/wgmma_tiles.cuh"
+#include "numeric/fragment_decode.cuh"
+#include "numeric/operand_decode.cuh"
+
+namespace hummingd::device {
+
+#if defined(HUMMINGD_HAS_WGMMA)
+
+template <class Config>
+struct WgmmaScalePlan {
+  using Tile = typename Config::Tile;
+  using Decoder = OperandDecoder<typename Config::Format>;
+  // The partial set beside the totals fits the registers up to 32 tokens;
+  // periods of one k16 step would drain the pipe at every step.
+  static constexpr bool kDeferred = Decoder::kUnscaledOperands &&
+                                    Config::kTokens <= 32 &&
+                                    Config::kScaleTileK >= 32;
+  static constexpr int kFoldK = Config::kScaleTileK < Tile::kBlockK
+                                    ? static_cast<int>(Config::kScaleTileK)
+                                    : Tile::kBlockK;
+  static constexpr int kStepsPerFold = kFoldK / 16;
+};
+
+// The thread's accumulators: totals (the layout of arch/wgmma.cuh per
+// 64-row block) and, with deferred scales, the current period's partial
+// sums and the fp32 scales of their rows (g and g + 8 of the warp's 16
+// rows).
+template <class Config, bool kDeferred = WgmmaScalePlan<Config>::kDeferred>
+struct WgmmaAccumulators {
+  static constexpr int kR = Config::kRowBlocks;
+  static constexpr int kT = Config::kTokens;
+  static constexpr int kPartRows = kDeferred ? kR : 1;
+  float total[kR][kT / 2];
+  float part[kPartRows][kT / 2];
+  float scale[kPartRows][2];
+
+  HUMMINGD_DEVICE void clear() {
+    HUMMINGD_UNROLL
+    for (int r = 0; r < kR; ++r) {
+      HUMMINGD_UNROLL
+      for (int i = 0; i < kT / 2; ++i) total[r][i] = 0.0f;
+    }
+    HUMMINGD_UNROLL
+    for (int r = 0; r < kPartRows; ++r) {
+      HUMMINGD_UNROLL
+      for (int i = 0; i < kT / 2; ++i) part[r][i] = 0.0f;
+    }
+  }
+
+  // total += scale * part; every wgmma must have retired (wait_group 0).
+  HUMMINGD_DEVICE void fold() {
+    HUMMINGD_UNROLL
+    for (int r = 0; r < kPartRows; ++r) {
+      HUMMINGD_UNROLL
+      for (int i = 0; i < kT / 2; ++i) {
+        wgmma_fence_operand(part[r][i]);
+        // Accumulator 4c + e holds row g + 8 (e / 2) (arch/wgmma.cuh).
+        total[r][i] =
+            __fmaf_rn(scale[r][(i >> 1) & 1], part[r][i], total[r][i]);
+      }
+    }
+  }
+};
+
+// The staged element (scale or zero point) of the thread's row
+// unit_local * 16 + g + 8 j at column k_local of the tile, zero-extended.
+template <class Config, int kOffset, int kElementBytes>
+HUMMINGD_DEVICE u32 load_row_element(u32 s_stage, i64 n0, int unit_local,
+                                     int j, i64 k_tile0, int k_local,
+                                     int lane) {
+  const int e = Config::kScaleEntries == 1
+                    ? 0
+                    : static_cast<int>(k_local / Config::kScaleTileK);
+  const int row_local = unit_local * 16 + (lane >> 2) + 8 * j;
+  const i64 entry =
+      ((n0 + row_local) / Config::kScaleTileN) * Config::kScaleColumns +
+      (k_tile0 + k_local) / Config::kScaleTileK;
+  const u32 word_index =
+      static_cast<u32>(row_local * Config::kScaleEntries + e) * 4u;
+  return element_of_word<kElementBytes>(
+      load_shared_u32(s_stage + kOffset + word_index), entry);
+}
+
+template <class Config>
+HUMMINGD_DEVICE typename OperandDecoder<typename Config::Format>::Entry
+load_decoder_entry(u32 s_stage, i64 n0, int unit_local, int j, i64 k_tile0,
+                   int k_local, int lane, bool with_scale) {
+  using Decoder = OperandDecoder<typename Config::Format>;
+  u32 raw_scale = 0;
+  if (with_scale) {
+    raw_scale =
+        load_row_element<Config, Config::kOffsetScales,
+                         Config::kScaleElementBytes>(
+            s_stage, n0, unit_local, j, k_tile0, k_local, lane);
+  }
+  u32 raw_zero = 0;
+  if constexpr (Config::kZeroWords) {
+    raw_zero = load_row_element<Config, Config::kOffsetZeros,
+                                Config::kZeroElementBytes>(
+        s_stage, n0, unit_local, j, k_tile0, k_local, lane);
+  }
+  return Decoder::prepare(raw_scale, raw_zero);
+}
+
+// Computes k-tile k_tile0 (columns) from the stage at s_stage.
+// has_previous_tile: an earlier tile of this split ran (its last period is
+// folded at this tile's first step).
+template <class Config>
+HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
+                                        u32 s_stage, i64 n0, i64 k_tile0,
+                                        bool has_previous_tile, int warpgroup,
+                                        int warp_in_group, int lane) {
+  using Format = typename Config::Format;
+  using Decoder = OperandDecoder<Format>;
+  using Plan = WgmmaScalePlan<Config>;
+  using Entry = typename Decoder::Entry;
+  constexpr int kR = Config::kRowBlocks;
+  // Pre-scaled: one entry per unit when a scale entry spans >= 64 columns,
+  // else one per k16 step.
+  constexpr int kEntriesPerUnit =
+      Plan::kDeferred || Config::kScaleTileK >= 64 ? 1 : 4;
+  const u64 desc_stage = wgmma_descriptor_k_major_sw128(s_stage);
+  // Deferred: the current fold's decoder entries (zero points only).
+  Entry r_fold_entry[kR][2];
+  HUMMINGD_UNROLL
+  for (int ku = 0; ku < Config::kUnitsKPerTile; ++ku) {
+    u32 r_words[kR][Config::kBits];
+    Entry r_unit_entry[kR][kEntriesPerUnit][2];
+    HUMMINGD_UNROLL
+    for (int r = 0; r < kR; ++r) {
+      const int unit_local = (warpgroup * kR + r) * 4 + warp_in_group;
+      load_lane_words<Config::kBits>(
+          r_words[r],
+          s_stage + Config::kOffsetW +
+              (unit_local * Config::kUnitsKPerTile + ku) * Config::kUnitWords *
+                  4,
+          lane);
+      if constexpr (!Plan::kDeferred) {
+        HUMMINGD_UNROLL
+        for (int ee = 0; ee < kEntriesPerUnit; ++ee) {
+          HUMMINGD_UNROLL
+          for (int j = 0; j < 2; ++j) {
+            r_unit_entry[r][ee][j] = load_decoder_entry<Config>(
+                s_stage, n0, unit_local, j, k_tile0, ku * 64 + ee * 16, lane,
+                /*with_scale=*/true);
+          }
+        }
+      }
+    }
+    HUMMINGD_UNROLL
+    for (int s = 0; s < 4; ++s) {
+      const int q = ku * 4 + s;
+      const bool starts_fold = q % Plan::kStepsPerFold == 0;
+      // The wgmma of step s - 2 read the A registers this step rewrites.
+      wgmma_wait<1>();
+      // Deferred: the new period's scales and decoder entries (zero
+      // points), loaded before the decode that hides their latency.
+      float r_new_scale[kR][2];
+      if constexpr (Plan::kDeferred) {
+        if (starts_fold) {
+          HUMMINGD_UNROLL
+          for (int r = 0; r < kR; ++r) {
+            const int unit_local = (warpgroup * kR + r) * 4 + warp_in_group;
+            HUMMINGD_UNROLL
+            for (int j = 0; j < 2; ++j) {
+              r_new_scale[r][j] = prepare_fragment_scale<Format>(
+                  load_row_element<Config, Config::kOffsetScales,
+                                   Config::kScaleElementBytes>(
+                      s_stage, n0, unit_local, j, k_tile0, q * 16, lane));
+              r_fold_entry[r][j] = load_decoder_entry<Config>(
+                  s_stage, n0, unit_local, j, k_tile0, q * 16, lane,
+                  /*with_scale=*/false);
+            }
+          }
+        }
+      }
+      u32 r_a[kR][4];
+      HUMMINGD_UNROLL
+      for (int r = 0; r < kR; ++r) {
+        if constexpr (Plan::kDeferred) {
+          const Entry& e0 = r_fold_entry[r][0];
+          const Entry& e1 = r_fold_entry[r][1];
+          r_a[r][0] = Decoder::unscaled_pair(r_words[r], s, 0, 0, e0);
+          r_a[r][1] = Decoder::unscaled_pair(r_words[r], s, 1, 0, e1);
+          r_a[r][2] = Decoder::unscaled_pair(r_words[r], s, 0, 1, e0);
+          r_a[r][3] = Decoder::unscaled_pair(r_words[r], s, 1, 1, e1);
+        } else {
+          const int ee = kEntriesPerUnit == 1 ? 0 : s;
+          const Entry& e0 = r_unit_entry[r][ee][0];
+          const Entry& e1 = r_unit_entry[r][ee][1];
+          r_a[r][0] = Decoder::pair(r_words[r], s, 0, 0, e0);
+          r_a[r][1] = Decoder::pair(r_words[r], s, 1, 0, e1);
+          r_a[r][2] = Decoder::pair(r_words[r], s, 0, 1, e0);
+          r_a[r][3] = Decoder::pair(r_words[r], s, 1, 1, e1);
+        }
+      }
+      if constexpr (Plan::kDeferred) {
+        if (starts_fold) {
+          // The previous period's last wgmma (step s - 1) is the only one
+          // that can still be in flight.
+          if (q > 0 || has_previous_tile) {
+            wgmma_wait<0>();
+            acc.fold();
+          }
+          HUMMINGD_UNROLL
+          for (int r = 0; r < kR; ++r) {
+            acc.scale[r][0] = r_new_scale[r][0];
+            acc.scale[r][1] = r_new_scale[r][1];
+          }
+        }
+      }
+      wgmma_fence();
+      // The start address is the descriptor's low field (16-byte units);
+      // the stage is 1024-aligned, so adding the panel and k16 offsets
+      // never carries out of it.
+      const u64 desc_x =
+          desc_stage +
+          static_cast<u64>(
+              (ku * Config::kTokens * kWgmmaSwizzleRowBytes + s * 32) >> 4);
+      HUMMINGD_UNROLL
+      for (int r = 0; r < kR; ++r) {
+        constexpr int kT = Config::kTokens;
+        constexpr ScalarType kType = Format::kActivationType;
+        if constexpr (!Plan::kDeferred) {
+          wgmma_rs<kT, kType>(acc.total[r], r_a[r], desc_x);
+        } else if (starts_fold) {
+          wgmma_rs<kT, kType, false>(acc.part[r], r_a[r], desc_x);
+        } else {
+          wgmma_rs<kT, kType, true>(acc.part[r], r_a[r], desc_x);
+        }
+      }
+      wgmma_commit();
+    }
+  }
+}
+
+#endif  // HUMMINGD_HAS_WGMMA
+
+}  // namespace hummingd::device
