@@ -40,10 +40,11 @@ HUMMINGD_HD constexpr int wgmma_stage_bytes(int tokens, int block_n,
                       kWgmmaSharedAlign);
 }
 
-// Dynamic shared memory of a launch: the stages plus the slack that aligns
-// the first stage to 1024 bytes.
+// Dynamic shared memory of a launch: the stages, one 8-byte mbarrier per
+// stage (the weights' bulk copies complete on it), and the slack that
+// aligns the first stage to 1024 bytes.
 HUMMINGD_HD constexpr int wgmma_shared_bytes(int stages, int stage_bytes) {
-  return stages * stage_bytes + kWgmmaSharedAlign;
+  return stages * stage_bytes + stages * 8 + kWgmmaSharedAlign;
 }
 
 // Scale entries one k-tile of kBlockK columns spans (the entry tile is

@@ -12,6 +12,7 @@
 // partials meet in the epilogue as in the mma.sync skeleton.
 
 #include "arch/async_copy.cuh"
+#include "arch/bulk_copy.cuh"
 #include "arch/platform.cuh"
 #include "arch/wgmma.cuh"
 #include "epilogue/gemm_epilogue.cuh"
@@ -51,12 +52,26 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
   acc.clear();
   float(&r_acc)[kR][kT / 2] = acc.total;
 
+  // One mbarrier per stage after the ring: the stage's weight bulk copies
+  // complete on it, once per use of the slot.
+  const u32 s_barriers = s_base + Tile::kStages * Config::kStageBytes;
+  auto stage_of = [&](int tile) {
+    return s_base + (tile % Tile::kStages) * Config::kStageBytes;
+  };
+  auto barrier_of = [&](int tile) {
+    return s_barriers + (tile % Tile::kStages) * 8;
+  };
+  if (thread == 0) {
+    HUMMINGD_UNROLL
+    for (int slot = 0; slot < Tile::kStages; ++slot) {
+      mbarrier_init(s_barriers + slot * 8, 1);
+    }
+    mbarrier_init_fence();
+  }
+  __syncthreads();
+
   const WgmmaStageCopier<Config> copier(args, m0, n0, range.begin,
                                         static_cast<int>(thread));
-  auto copy_stage = [&](int tile) {
-    copier.copy(s_base + (tile % Tile::kStages) * Config::kStageBytes, tile,
-                range.begin);
-  };
 
   // Programmatic dependent launch: let the next kernel on the stream be
   // scheduled now; its blocks take SMs as ours retire.
@@ -70,34 +85,36 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
   // all of those activations go into the last prologue group, so the first
   // iteration waits for the whole prologue.
   constexpr int kAhead = Tile::kStages - 2;
-  const u32 s_slot0 = s_base;
   HUMMINGD_UNROLL
   for (int t = 0; t < kAhead; ++t) {
     if (t < tiles) {
-      copier.copy_weights(s_slot0 + t * Config::kStageBytes, t, range.begin);
+      copier.copy_weights(stage_of(t), barrier_of(t), t, range.begin);
     }
     if (t + 1 < kAhead) async_copy_commit();
   }
   grid_dependency_wait();
   HUMMINGD_UNROLL
   for (int t = 0; t < kAhead; ++t) {
-    if (t < tiles) {
-      copier.copy_activations(s_slot0 + t * Config::kStageBytes, t);
-    }
+    if (t < tiles) copier.copy_activations(stage_of(t), t);
   }
   async_copy_commit();
-  // Returns the stage of tile t once it has landed, with tile t + kAhead's
-  // copy issued.
+  // Returns the stage of tile t once it has landed (its cp.async group and
+  // its weights' mbarrier phase), with tile t + kAhead's copy issued.
   auto begin_tile = [&](int t) {
     if (t == 0) {
       async_copy_wait<0>();
     } else {
       async_copy_wait<kAhead - 1>();
     }
+    mbarrier_wait_parity(barrier_of(t),
+                         static_cast<u32>(t / Tile::kStages) & 1u);
     __syncthreads();
-    if (t + kAhead < tiles) copy_stage(t + kAhead);
+    if (t + kAhead < tiles) {
+      copier.copy(stage_of(t + kAhead), barrier_of(t + kAhead), t + kAhead,
+                  range.begin);
+    }
     async_copy_commit();
-    return s_base + (t % Tile::kStages) * Config::kStageBytes;
+    return stage_of(t);
   };
   auto k_of_tile = [&](int t) {
     return static_cast<i64>(range.begin + t) * Tile::kBlockK;

@@ -1,12 +1,15 @@
 #pragma once
 
 // Global -> shared stage copies of the Hopper decode GEMM
-// (gemm/wgmma_gemm.cuh), all cp.async so that a stage is one commit group:
+// (gemm/wgmma_gemm.cuh):
+//  - the weight units, each n-unit's k-units of the tile as one contiguous
+//    run, by one bulk copy (arch/bulk_copy.cuh) per run, issued by the
+//    first kBlockN / 16 threads and completing on the stage's mbarrier;
+//  - by cp.async (one commit group per stage):
 //  - the activation tile in wgmma's K-major 128-byte-swizzled layout
 //    (arch/wgmma.cuh): panel p (columns 64p..64p+63) of kTokens rows,
 //    row r's 16-byte chunk c at p * kTokens * 128 + r * 128 + (c ^ (r % 8)) *
 //    16;
-//  - the weight units, each n-unit's k-units of the tile as one run;
 //  - for every row of the block and scale entry of the k-tile, the aligned
 //    4-byte word holding that scale element (and zero-point element), so
 //    the k-loop never waits on a global load. Reading the containing word
@@ -15,6 +18,7 @@
 // Device only.
 
 #include "arch/async_copy.cuh"
+#include "arch/bulk_copy.cuh"
 #include "arch/platform.cuh"
 #include "arch/wgmma.cuh"
 #include "gemm/wna16_args.cuh"
@@ -55,12 +59,11 @@ struct WgmmaStageCopier {
   static constexpr int kXChunks = Config::kTokens * kXChunksPerRow;
   static constexpr int kXSlots = (kXChunks + kThreads - 1) / kThreads;
   // Weights: kBlockN / 16 runs of kUnitsKPerTile consecutive units.
+  static constexpr int kRuns = Tile::kBlockN / kGemmUnitRows;
   static constexpr int kRunBytes =
       Config::kUnitsKPerTile * Config::kUnitWords * 4;
-  static constexpr int kWChunksPerRun = kRunBytes / 16;
-  static constexpr int kWChunks =
-      (Tile::kBlockN / kGemmUnitRows) * kWChunksPerRun;
-  static constexpr int kWSlots = (kWChunks + kThreads - 1) / kThreads;
+  static_assert(kRuns <= kThreads && kRunBytes % 16 == 0,
+                "one bulk copy per run, 16-byte multiples");
   static constexpr i64 kWTileWords =
       static_cast<i64>(Config::kUnitsKPerTile) * Config::kUnitWords;
   // Scale words: kBlockN rows x kScaleEntries.
@@ -70,8 +73,8 @@ struct WgmmaStageCopier {
   const u16* g_x[kXSlots];
   u32 s_x[kXSlots];
   u32 x_bytes[kXSlots];  // 16, or 0 to zero-fill a row past M
-  const u32* g_w[kWSlots];
-  u32 s_w[kWSlots];
+  const u32* g_run;  // this thread's run (threads < kRuns) at tile 0
+  u64 l2_policy;
   i64 scale_row_entry[kScaleSlots];  // entry of the row at k = 0
   int scale_e[kScaleSlots];
   const u8* g_scales;
@@ -96,19 +99,12 @@ struct WgmmaStageCopier {
       s_x[i] = wgmma_x_offset<Config::kTokens>(row, chunk);
       x_bytes[i] = valid ? 16u : 0u;
     }
-    HUMMINGD_UNROLL
-    for (int i = 0; i < kWSlots; ++i) {
-      const int id = min_int(thread + i * kThreads, kWChunks - 1);
-      const int run = id / kWChunksPerRun;
-      const int chunk = id % kWChunksPerRun;
-      g_w[i] = args.weights +
-               ((n0 / kGemmUnitRows + run) * Config::kUnitsKPerRow +
-                static_cast<i64>(k_tile0) * Config::kUnitsKPerTile) *
-                   Config::kUnitWords +
-               chunk * 4;
-      s_w[i] =
-          static_cast<u32>(Config::kOffsetW + run * kRunBytes + chunk * 16);
-    }
+    const int run = min_int(thread, kRuns - 1);
+    g_run = args.weights +
+            ((n0 / kGemmUnitRows + run) * Config::kUnitsKPerRow +
+             static_cast<i64>(k_tile0) * Config::kUnitsKPerTile) *
+                Config::kUnitWords;
+    l2_policy = thread < kRuns ? l2_evict_first_policy() : 0;
     HUMMINGD_UNROLL
     for (int i = 0; i < kScaleSlots; ++i) {
       const int id = min_int(thread + i * kThreads, kScaleWords - 1);
@@ -121,10 +117,12 @@ struct WgmmaStageCopier {
 
   HUMMINGD_DEVICE static int min_int(int a, int b) { return a < b ? a : b; }
 
-  // Copies the stage of k-tile k_tile0 + tile into s_stage.
-  HUMMINGD_DEVICE void copy(u32 s_stage, int tile, int k_tile0) const {
+  // Copies the stage of k-tile k_tile0 + tile into s_stage; its weights
+  // complete on s_barrier.
+  HUMMINGD_DEVICE void copy(u32 s_stage, u32 s_barrier, int tile,
+                            int k_tile0) const {
     copy_activations(s_stage, tile);
-    copy_weights(s_stage, tile, k_tile0);
+    copy_weights(s_stage, s_barrier, tile, k_tile0);
   }
 
   // The activation part of a stage: what the previous kernel on the stream
@@ -139,12 +137,17 @@ struct WgmmaStageCopier {
     }
   }
 
-  // The read-only part of a stage: weight units and scale words.
-  HUMMINGD_DEVICE void copy_weights(u32 s_stage, int tile, int k_tile0) const {
-    HUMMINGD_UNROLL
-    for (int i = 0; i < kWSlots; ++i) {
-      if (kWChunks % kThreads != 0 && thread + i * kThreads >= kWChunks) break;
-      copy_16_async_bytes(s_stage + s_w[i], g_w[i] + tile * kWTileWords, 16u);
+  // The read-only part of a stage: weight units (bulk, on s_barrier) and
+  // scale words (cp.async).
+  HUMMINGD_DEVICE void copy_weights(u32 s_stage, u32 s_barrier, int tile,
+                                    int k_tile0) const {
+    if (thread < kRuns) {
+      if (thread == 0) {
+        mbarrier_arrive_expect_tx(s_barrier, Config::kStageWBytes);
+      }
+      bulk_copy_global_to_shared(
+          s_stage + Config::kOffsetW + thread * kRunBytes,
+          g_run + tile * kWTileWords, kRunBytes, s_barrier, l2_policy);
     }
     const i64 k0 = static_cast<i64>(k_tile0 + tile) * Tile::kBlockK;
     HUMMINGD_UNROLL
