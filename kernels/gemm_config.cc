@@ -65,21 +65,25 @@ std::string FormatGemmTileText(const GemmTileConfig& tile) {
   return absl::StrCat("tile=", tile.block_m, "x", tile.block_n, "x",
                       tile.block_k, ",warps=", tile.warps_m, "x", tile.warps_n,
                       ",stages=", tile.stages,
-                      tile.mma == GemmMma::kWgmma ? ",mma=wgmma" : "");
+                      tile.mma == GemmMma::kWgmma ? ",mma=wgmma" : "",
+                      tile.bulk_weights ? ",copy=bulk" : "");
 }
 
 absl::StatusOr<GemmTileConfig> ParseGemmTileText(std::string_view text) {
   const absl::string_view whole(text.data(), text.size());
   const std::vector<absl::string_view> fields = absl::StrSplit(whole, ',');
-  const bool has_mma = fields.size() == 4;
-  if ((fields.size() != 3 && !has_mma) ||
+  const bool has_mma = fields.size() >= 4;
+  const bool has_copy = fields.size() == 5;
+  if (fields.size() < 3 || fields.size() > 5 ||
       !absl::StartsWith(fields[0], "tile=") ||
       !absl::StartsWith(fields[1], "warps=") ||
       !absl::StartsWith(fields[2], "stages=") ||
-      (has_mma && fields[3] != "mma=wgmma")) {
+      (has_mma && fields[3] != "mma=wgmma") ||
+      (has_copy && fields[4] != "copy=bulk")) {
     return Invalid(absl::StrCat(
-        "expected tile=BMxBNxBK,warps=WMxWN,stages=S[,mma=wgmma] (got '", whole,
-        "')"));
+        "expected tile=BMxBNxBK,warps=WMxWN,stages=S[,mma=wgmma[,copy=bulk]] "
+        "(got '",
+        whole, "')"));
   }
   GemmTileConfig tile;
   int dims[3];
@@ -93,6 +97,7 @@ absl::StatusOr<GemmTileConfig> ParseGemmTileText(std::string_view text) {
   if (!ParseDims(fields[2].substr(7), 1, dims)) return Invalid("bad stages=");
   tile.stages = dims[0];
   tile.mma = has_mma ? GemmMma::kWgmma : GemmMma::kSync;
+  tile.bulk_weights = has_copy;
   return tile;
 }
 
@@ -137,6 +142,9 @@ absl::Status ValidateGemmTile(const GemmTileConfig& tile, int64_t n,
   }
   if (tile.Threads() > 1024 || tile.block_m > 256) {
     return Invalid("at most 32 warps and BM <= 256");
+  }
+  if (tile.bulk_weights && tile.mma != GemmMma::kWgmma) {
+    return Invalid("copy=bulk is a wgmma tile option");
   }
   if (tile.mma == GemmMma::kSync && (tile.stages < 2 || tile.stages > 8)) {
     return Invalid(absl::StrCat("stages must be 2..8 (got ", tile.stages, ")"));

@@ -3,7 +3,7 @@
 // Host side of the GEMM family's compile-time tiling: the canonical config
 // text the planner writes and codegen reads back
 // ("tile=16x64x128,warps=1x4,stages=4" for the mma.sync skeleton,
-// "tile=8x128x256,warps=1x8,stages=6,mma=wgmma" for the Hopper decode
+// "tile=8x128x256,warps=1x8,stages=6,mma=wgmma[,copy=bulk]" for the Hopper decode
 // skeleton), its validation against a layer, and the split-K workspace
 // size.
 
@@ -45,6 +45,9 @@ struct GemmTileConfig {
   int warps_n = 4;
   int stages = 4;
   GemmMma mma = GemmMma::kSync;
+  // wgmma only: weights by cp.async.bulk (TMA) on per-stage mbarriers
+  // instead of per-thread 16-byte cp.async ("copy=bulk").
+  bool bulk_weights = false;
 
   int Threads() const { return 32 * warps_m * warps_n; }
   // Dynamic shared memory of the kernel for this spec (the wgmma skeleton

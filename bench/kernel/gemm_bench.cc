@@ -60,6 +60,10 @@ ABSL_FLAG(std::string, cublas_json, "",
           "cuBLAS times from cublas_reference.py (optional)");
 ABSL_FLAG(std::string, markdown, "", "write the table here too");
 ABSL_FLAG(std::string, json, "", "write the rows here as JSON");
+ABSL_FLAG(std::string, wgmma_copy, "",
+          "bulk or cp_async: time every wgmma range of the plan with that "
+          "weight copy path (its tile and split-K otherwise unchanged); "
+          "replaces --override");
 ABSL_FLAG(std::string, override, "",
           "tuning: replace planned M ranges, 'M_MAX:TILE_TEXT:SPLITS;...' "
           "(bench/kernel/plan_override.h); rows then time that config");
@@ -220,6 +224,7 @@ struct RunOptions {
   std::string arch;
   int sm_count = 0;
   std::vector<bench::PlanOverride> overrides;
+  std::string wgmma_copy;  // "", "bulk" or "cp_async"
   std::vector<int64_t> ms;
   std::map<std::string, double> cublas;
 };
@@ -239,10 +244,16 @@ void RunLayer(const Device& device, client::KernelClient& kernel_client,
   request.mutable_gpu()->set_sm_count(options.sm_count);
   auto resolved = Unwrap(kernel_client.Resolve(request), "resolve");
   v1::KernelSet set = *resolved;
-  if (!options.overrides.empty()) {
+  std::vector<bench::PlanOverride> overrides = options.overrides;
+  if (!options.wgmma_copy.empty()) {
+    overrides = Unwrap(
+        bench::WgmmaCopyOverrides(set, options.wgmma_copy == "bulk"),
+        "--wgmma_copy");
+  }
+  if (!overrides.empty()) {
     const KernelRequest plain =
         Unwrap(KernelRequestFromProto(request, RequestLimits{}), "request");
-    BENCH_CHECK(bench::ApplyPlanOverrides(plain, options.overrides, set));
+    BENCH_CHECK(bench::ApplyPlanOverrides(plain, overrides, set));
   }
   std::shared_ptr<const gpu::LoadedKernelSet> loaded =
       Unwrap(gpu::LoadedKernelSet::Load(set, artifacts), "load");
@@ -345,6 +356,12 @@ int main(int argc, char** argv) {
                          : gpu_device.sm_count;
   options.overrides = Unwrap(
       bench::ParsePlanOverrides(absl::GetFlag(FLAGS_override)), "--override");
+  options.wgmma_copy = absl::GetFlag(FLAGS_wgmma_copy);
+  if (!options.wgmma_copy.empty() && options.wgmma_copy != "bulk" &&
+      options.wgmma_copy != "cp_async") {
+    std::fprintf(stderr, "--wgmma_copy takes bulk or cp_async\n");
+    return 2;
+  }
   options.cublas = LoadCublas(absl::GetFlag(FLAGS_cublas_json));
   for (absl::string_view text : absl::StrSplit(absl::GetFlag(FLAGS_ms), ',')) {
     int64_t m = 0;

@@ -82,4 +82,17 @@ absl::Status ApplyPlanOverrides(const KernelRequest& request,
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::vector<PlanOverride>> WgmmaCopyOverrides(
+    const v1::KernelSet& set, bool bulk) {
+  std::vector<PlanOverride> overrides;
+  for (const v1::Kernel& kernel : set.kernels()) {
+    ASSIGN_OR_RETURN(GemmTileConfig tile, ParseGemmTileText(kernel.config()));
+    if (tile.mma != GemmMma::kWgmma) continue;
+    tile.bulk_weights = bulk;
+    overrides.push_back(
+        PlanOverride{kernel.m_max(), tile, kernel.launch().grid_z()});
+  }
+  return overrides;
+}
+
 }  // namespace hummingd::bench

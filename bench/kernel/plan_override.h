@@ -39,4 +39,11 @@ absl::Status ApplyPlanOverrides(const KernelRequest& request,
                                 const std::vector<PlanOverride>& overrides,
                                 v1::KernelSet& set);
 
+// Overrides that keep every wgmma range of `set` (its tile and split-K
+// factor) but copy its weights with bulk copies (bulk) or per-thread
+// cp.async (!bulk): --wgmma_copy, to A/B the two copy paths over whole
+// tables. INVALID_ARGUMENT when a kernel's config text does not parse.
+absl::StatusOr<std::vector<PlanOverride>> WgmmaCopyOverrides(
+    const v1::KernelSet& set, bool bulk);
+
 }  // namespace hummingd::bench

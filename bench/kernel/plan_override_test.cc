@@ -103,5 +103,40 @@ TEST(PlanOverrideTest, RefusesUnknownRangesAndIllegalTiles) {
   EXPECT_EQ(set.kernels(1).entry(), "planned");
 }
 
+TEST(PlanOverrideTest, WgmmaCopyKeepsTilesAndSplitsAndSkipsMmaSync) {
+  v1::KernelSet set = TwoRanges();
+  set.mutable_kernels(0)->set_config("tile=16x64x128,warps=1x4,stages=4");
+  set.mutable_kernels(0)->mutable_launch()->set_grid_z(3);
+  set.mutable_kernels(1)->set_config(kTile16);
+  set.mutable_kernels(1)->mutable_launch()->set_grid_z(8);
+  absl::StatusOr<std::vector<PlanOverride>> bulk =
+      WgmmaCopyOverrides(set, /*bulk=*/true);
+  ASSERT_TRUE(bulk.ok()) << bulk.status();
+  ASSERT_EQ(bulk->size(), 1u);  // the mma.sync range stays as planned
+  EXPECT_EQ((*bulk)[0].m_max, 16);
+  EXPECT_EQ((*bulk)[0].splits, 8);
+  EXPECT_TRUE((*bulk)[0].tile.bulk_weights);
+  EXPECT_EQ(FormatGemmTileText((*bulk)[0].tile),
+            std::string(kTile16) + ",copy=bulk");
+
+  // And back: a bulk kernel's cp.async twin.
+  set.mutable_kernels(1)->set_config(std::string(kTile16) + ",copy=bulk");
+  absl::StatusOr<std::vector<PlanOverride>> cp_async =
+      WgmmaCopyOverrides(set, /*bulk=*/false);
+  ASSERT_TRUE(cp_async.ok()) << cp_async.status();
+  ASSERT_EQ(cp_async->size(), 1u);
+  EXPECT_EQ(FormatGemmTileText((*cp_async)[0].tile), kTile16);
+
+  // The override compiles (the bulk path included) and replaces the range.
+  const KernelRequest request = W4Request();
+  ASSERT_TRUE(ApplyPlanOverrides(request, *bulk, set).ok());
+  EXPECT_EQ(set.kernels(1).config(), std::string(kTile16) + ",copy=bulk");
+  EXPECT_EQ(set.kernels(1).entry(), "hummingd_gemm");
+
+  set.mutable_kernels(1)->set_config("tile=garbage");
+  EXPECT_EQ(WgmmaCopyOverrides(set, true).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace hummingd::bench

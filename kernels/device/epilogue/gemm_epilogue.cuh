@@ -35,14 +35,22 @@ HUMMINGD_DEVICE bool split_k_reduce(float (&r_acc)[kValues], float* g_slots,
   for (int i = 0; i < kValues / 4; ++i) {
     store_global_cg_v4(g_mine + (i * kThreads + thread) * 4, r_acc + 4 * i);
   }
-  __threadfence();
+  // The barrier orders every thread's partial before thread 0's arrival,
+  // whose release (cumulative over what the barrier ordered) publishes the
+  // whole block's partials at GPU scope; the last block's acquire, then its
+  // barrier, make every other block's partials visible to all its threads.
+  // One acq_rel atomic per block instead of a full fence per thread.
   __syncthreads();
   if (thread == 0) {
-    s_is_last = atomicAdd(g_counter, 1u) == static_cast<u32>(splits - 1);
+    u32 arrived;
+    asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;"
+                 : "=r"(arrived)
+                 : "l"(g_counter)
+                 : "memory");
+    s_is_last = arrived == static_cast<u32>(splits - 1);
   }
   __syncthreads();
   if (!s_is_last) return false;
-  __threadfence();
   float r_sum[kValues];
   HUMMINGD_UNROLL
   for (int i = 0; i < kValues; ++i) r_sum[i] = 0.0f;

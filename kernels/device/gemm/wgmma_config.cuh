@@ -54,8 +54,10 @@ HUMMINGD_HD constexpr int wgmma_scale_entries(long long scale_tile_k,
   return scale_tile_k >= block_k ? 1 : static_cast<int>(block_k / scale_tile_k);
 }
 
+// kBulkWeights_: weights by cp.async.bulk on per-stage mbarriers instead
+// of per-thread cp.async (memory/wgmma_tiles.cuh).
 template <int kTokens_, int kBlockN_, int kBlockK_, int kWarpgroups_,
-          int kStages_>
+          int kStages_, bool kBulkWeights_ = false>
 struct WgmmaTile {
   static constexpr int kTokens = kTokens_;
   static constexpr int kBlockM = kTokens_;
@@ -63,6 +65,7 @@ struct WgmmaTile {
   static constexpr int kBlockK = kBlockK_;
   static constexpr int kWarpgroups = kWarpgroups_;
   static constexpr int kStages = kStages_;
+  static constexpr bool kBulkWeights = kBulkWeights_;
 };
 
 template <class Format_, class Tile_, i64 kN_, i64 kK_>

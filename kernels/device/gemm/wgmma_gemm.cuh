@@ -52,8 +52,8 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
   acc.clear();
   float(&r_acc)[kR][kT / 2] = acc.total;
 
-  // One mbarrier per stage after the ring: the stage's weight bulk copies
-  // complete on it, once per use of the slot.
+  // One mbarrier per stage after the ring (bulk weights): the stage's
+  // weight copies complete on it, once per use of the slot.
   const u32 s_barriers = s_base + Tile::kStages * Config::kStageBytes;
   auto stage_of = [&](int tile) {
     return s_base + (tile % Tile::kStages) * Config::kStageBytes;
@@ -61,14 +61,16 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
   auto barrier_of = [&](int tile) {
     return s_barriers + (tile % Tile::kStages) * 8;
   };
-  if (thread == 0) {
-    HUMMINGD_UNROLL
-    for (int slot = 0; slot < Tile::kStages; ++slot) {
-      mbarrier_init(s_barriers + slot * 8, 1);
+  if constexpr (Tile::kBulkWeights) {
+    if (thread == 0) {
+      HUMMINGD_UNROLL
+      for (int slot = 0; slot < Tile::kStages; ++slot) {
+        mbarrier_init(s_barriers + slot * 8, 1);
+      }
+      mbarrier_init_fence();
     }
-    mbarrier_init_fence();
+    __syncthreads();
   }
-  __syncthreads();
 
   const WgmmaStageCopier<Config> copier(args, m0, n0, range.begin,
                                         static_cast<int>(thread));
@@ -98,16 +100,19 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
     if (t < tiles) copier.copy_activations(stage_of(t), t);
   }
   async_copy_commit();
-  // Returns the stage of tile t once it has landed (its cp.async group and
-  // its weights' mbarrier phase), with tile t + kAhead's copy issued.
+  // Returns the stage of tile t once it has landed (its cp.async group and,
+  // with bulk weights, its mbarrier phase), with tile t + kAhead's copy
+  // issued.
   auto begin_tile = [&](int t) {
     if (t == 0) {
       async_copy_wait<0>();
     } else {
       async_copy_wait<kAhead - 1>();
     }
-    mbarrier_wait_parity(barrier_of(t),
-                         static_cast<u32>(t / Tile::kStages) & 1u);
+    if constexpr (Tile::kBulkWeights) {
+      mbarrier_wait_parity(barrier_of(t),
+                           static_cast<u32>(t / Tile::kStages) & 1u);
+    }
     __syncthreads();
     if (t + kAhead < tiles) {
       copier.copy(stage_of(t + kAhead), barrier_of(t + kAhead), t + kAhead,

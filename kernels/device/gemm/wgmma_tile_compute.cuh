@@ -151,18 +151,29 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
   // Deferred: the current fold's decoder entries (zero points only).
   Entry r_fold_entry[kR][2];
   HUMMINGD_UNROLL
-  for (int ku = 0; ku < Config::kUnitsKPerTile; ++ku) {
-    u32 r_words[kR][Config::kBits];
-    Entry r_unit_entry[kR][kEntriesPerUnit][2];
+  // The lane words of unit ku of every row block; unit ku + 1's are loaded
+  // while unit ku decodes (a double buffer, compile-time indexed).
+  u32 r_words[2][kR][Config::kBits];
+  auto load_unit_words = [&](int ku) {
     HUMMINGD_UNROLL
     for (int r = 0; r < kR; ++r) {
       const int unit_local = (warpgroup * kR + r) * 4 + warp_in_group;
       load_lane_words<Config::kBits>(
-          r_words[r],
+          r_words[ku & 1][r],
           s_stage + Config::kOffsetW +
               (unit_local * Config::kUnitsKPerTile + ku) * Config::kUnitWords *
                   4,
           lane);
+    }
+  };
+  load_unit_words(0);
+  HUMMINGD_UNROLL
+  for (int ku = 0; ku < Config::kUnitsKPerTile; ++ku) {
+    if (ku + 1 < Config::kUnitsKPerTile) load_unit_words(ku + 1);
+    Entry r_unit_entry[kR][kEntriesPerUnit][2];
+    HUMMINGD_UNROLL
+    for (int r = 0; r < kR; ++r) {
+      const int unit_local = (warpgroup * kR + r) * 4 + warp_in_group;
       if constexpr (!Plan::kDeferred) {
         HUMMINGD_UNROLL
         for (int ee = 0; ee < kEntriesPerUnit; ++ee) {
@@ -208,18 +219,20 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
         if constexpr (Plan::kDeferred) {
           const Entry& e0 = r_fold_entry[r][0];
           const Entry& e1 = r_fold_entry[r][1];
-          r_a[r][0] = Decoder::unscaled_pair(r_words[r], s, 0, 0, e0);
-          r_a[r][1] = Decoder::unscaled_pair(r_words[r], s, 1, 0, e1);
-          r_a[r][2] = Decoder::unscaled_pair(r_words[r], s, 0, 1, e0);
-          r_a[r][3] = Decoder::unscaled_pair(r_words[r], s, 1, 1, e1);
+          const u32* words = r_words[ku & 1][r];
+          r_a[r][0] = Decoder::unscaled_pair(words, s, 0, 0, e0);
+          r_a[r][1] = Decoder::unscaled_pair(words, s, 1, 0, e1);
+          r_a[r][2] = Decoder::unscaled_pair(words, s, 0, 1, e0);
+          r_a[r][3] = Decoder::unscaled_pair(words, s, 1, 1, e1);
         } else {
           const int ee = kEntriesPerUnit == 1 ? 0 : s;
           const Entry& e0 = r_unit_entry[r][ee][0];
           const Entry& e1 = r_unit_entry[r][ee][1];
-          r_a[r][0] = Decoder::pair(r_words[r], s, 0, 0, e0);
-          r_a[r][1] = Decoder::pair(r_words[r], s, 1, 0, e1);
-          r_a[r][2] = Decoder::pair(r_words[r], s, 0, 1, e0);
-          r_a[r][3] = Decoder::pair(r_words[r], s, 1, 1, e1);
+          const u32* words = r_words[ku & 1][r];
+          r_a[r][0] = Decoder::pair(words, s, 0, 0, e0);
+          r_a[r][1] = Decoder::pair(words, s, 1, 0, e1);
+          r_a[r][2] = Decoder::pair(words, s, 0, 1, e0);
+          r_a[r][3] = Decoder::pair(words, s, 1, 1, e1);
         }
       }
       if constexpr (Plan::kDeferred) {

@@ -3,8 +3,11 @@
 // Global -> shared stage copies of the Hopper decode GEMM
 // (gemm/wgmma_gemm.cuh):
 //  - the weight units, each n-unit's k-units of the tile as one contiguous
-//    run, by one bulk copy (arch/bulk_copy.cuh) per run, issued by the
-//    first kBlockN / 16 threads and completing on the stage's mbarrier;
+//    run: with Tile::kBulkWeights by one bulk copy (arch/bulk_copy.cuh) per
+//    run, issued by the first kBlockN / 16 threads and completing on the
+//    stage's mbarrier; else by 16-byte cp.async spread over all threads in
+//    the stage's commit group (which wins depends on the layer and the
+//    token count: the planner chooses, kernels/gemm_decode_plan.cc);
 //  - by cp.async (one commit group per stage):
 //  - the activation tile in wgmma's K-major 128-byte-swizzled layout
 //    (arch/wgmma.cuh): panel p (columns 64p..64p+63) of kTokens rows,
@@ -64,6 +67,10 @@ struct WgmmaStageCopier {
       Config::kUnitsKPerTile * Config::kUnitWords * 4;
   static_assert(kRuns <= kThreads && kRunBytes % 16 == 0,
                 "one bulk copy per run, 16-byte multiples");
+  static constexpr int kWChunksPerRun = kRunBytes / 16;
+  static constexpr int kWChunks = kRuns * kWChunksPerRun;
+  static constexpr int kWSlots =
+      Tile::kBulkWeights ? 0 : (kWChunks + kThreads - 1) / kThreads;
   static constexpr i64 kWTileWords =
       static_cast<i64>(Config::kUnitsKPerTile) * Config::kUnitWords;
   // Scale words: kBlockN rows x kScaleEntries.
@@ -73,8 +80,12 @@ struct WgmmaStageCopier {
   const u16* g_x[kXSlots];
   u32 s_x[kXSlots];
   u32 x_bytes[kXSlots];  // 16, or 0 to zero-fill a row past M
-  const u32* g_run;  // this thread's run (threads < kRuns) at tile 0
+  // Bulk: this thread's run (threads < kRuns) at tile 0.
+  const u32* g_run;
   u64 l2_policy;
+  // cp.async: this thread's 16-byte chunks at tile 0.
+  const u32* g_w[kWSlots > 0 ? kWSlots : 1];
+  u32 s_w[kWSlots > 0 ? kWSlots : 1];
   i64 scale_row_entry[kScaleSlots];  // entry of the row at k = 0
   int scale_e[kScaleSlots];
   const u8* g_scales;
@@ -99,12 +110,26 @@ struct WgmmaStageCopier {
       s_x[i] = wgmma_x_offset<Config::kTokens>(row, chunk);
       x_bytes[i] = valid ? 16u : 0u;
     }
-    const int run = min_int(thread, kRuns - 1);
-    g_run = args.weights +
-            ((n0 / kGemmUnitRows + run) * Config::kUnitsKPerRow +
-             static_cast<i64>(k_tile0) * Config::kUnitsKPerTile) *
-                Config::kUnitWords;
-    l2_policy = thread < kRuns ? l2_evict_first_policy() : 0;
+    auto run_start = [&](int run) {
+      return args.weights +
+             ((n0 / kGemmUnitRows + run) * Config::kUnitsKPerRow +
+              static_cast<i64>(k_tile0) * Config::kUnitsKPerTile) *
+                 Config::kUnitWords;
+    };
+    g_run = run_start(min_int(thread, kRuns - 1));
+    l2_policy = 0;
+    if constexpr (Tile::kBulkWeights) {
+      if (thread < kRuns) l2_policy = l2_evict_first_policy();
+    }
+    HUMMINGD_UNROLL
+    for (int i = 0; i < kWSlots; ++i) {
+      const int id = min_int(thread + i * kThreads, kWChunks - 1);
+      const int run = id / kWChunksPerRun;
+      const int chunk = id % kWChunksPerRun;
+      g_w[i] = run_start(run) + chunk * 4;
+      s_w[i] =
+          static_cast<u32>(Config::kOffsetW + run * kRunBytes + chunk * 16);
+    }
     HUMMINGD_UNROLL
     for (int i = 0; i < kScaleSlots; ++i) {
       const int id = min_int(thread + i * kThreads, kScaleWords - 1);
@@ -137,17 +162,28 @@ struct WgmmaStageCopier {
     }
   }
 
-  // The read-only part of a stage: weight units (bulk, on s_barrier) and
-  // scale words (cp.async).
+  // The read-only part of a stage: weight units (bulk on s_barrier, or
+  // cp.async) and scale words (cp.async).
   HUMMINGD_DEVICE void copy_weights(u32 s_stage, u32 s_barrier, int tile,
                                     int k_tile0) const {
-    if (thread < kRuns) {
-      if (thread == 0) {
-        mbarrier_arrive_expect_tx(s_barrier, Config::kStageWBytes);
+    if constexpr (Tile::kBulkWeights) {
+      if (thread < kRuns) {
+        if (thread == 0) {
+          mbarrier_arrive_expect_tx(s_barrier, Config::kStageWBytes);
+        }
+        bulk_copy_global_to_shared(
+            s_stage + Config::kOffsetW + thread * kRunBytes,
+            g_run + tile * kWTileWords, kRunBytes, s_barrier, l2_policy);
       }
-      bulk_copy_global_to_shared(
-          s_stage + Config::kOffsetW + thread * kRunBytes,
-          g_run + tile * kWTileWords, kRunBytes, s_barrier, l2_policy);
+    } else {
+      HUMMINGD_UNROLL
+      for (int i = 0; i < kWSlots; ++i) {
+        if (kWChunks % kThreads != 0 && thread + i * kThreads >= kWChunks) {
+          break;
+        }
+        copy_16_async_bytes(s_stage + s_w[i], g_w[i] + tile * kWTileWords,
+                            16u);
+      }
     }
     const i64 k0 = static_cast<i64>(k_tile0 + tile) * Tile::kBlockK;
     HUMMINGD_UNROLL

@@ -165,6 +165,24 @@ TEST(GemmDecodePlanTest, WgmmaTileTextRoundTripsAndValidates) {
   bad = tile;
   bad.stages = 13;
   EXPECT_FALSE(ValidateGemmTile(bad, 256, 256).ok());
+
+  // The bulk weight copy is a wgmma option, spelled last.
+  GemmTileConfig bulk = tile;
+  bulk.bulk_weights = true;
+  EXPECT_EQ(FormatGemmTileText(bulk),
+            "tile=8x128x128,warps=1x8,stages=10,mma=wgmma,copy=bulk");
+  parsed = ParseGemmTileText(FormatGemmTileText(bulk));
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(*parsed, bulk);
+  EXPECT_TRUE(ValidateGemmTile(bulk, 256, 256).ok());
+  EXPECT_FALSE(ParseGemmTileText("tile=8x128x128,warps=1x8,stages=10,"
+                                 "mma=wgmma,copy=tma")
+                   .ok());
+  EXPECT_FALSE(
+      ParseGemmTileText("tile=8x128x128,warps=1x8,stages=10,copy=bulk").ok());
+  GemmTileConfig sync_bulk;
+  sync_bulk.bulk_weights = true;
+  EXPECT_FALSE(ValidateGemmTile(sync_bulk, 256, 256).ok());
 }
 
 TEST(GemmDecodePlanTest, CodegenRefusesWgmmaOffHopperAndMismatchedSkeleton) {
