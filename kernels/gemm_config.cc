@@ -1,5 +1,6 @@
 #include "kernels/gemm_config.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -58,7 +59,9 @@ int GemmTileConfig::SharedBytes(const QuantSpec& spec) const {
 }
 
 int WgmmaBlocksPerSm(const GemmTileConfig& tile) {
-  return tile.block_m >= 64 ? 1 : 2;
+  const int warpgroups = std::max(1, tile.warps_n / 4);
+  const int row_blocks = std::max(1, tile.block_n / (64 * warpgroups));
+  return row_blocks * tile.block_m / 2 <= 32 ? 2 : 1;
 }
 
 std::string FormatGemmTileText(const GemmTileConfig& tile) {

@@ -8,8 +8,8 @@
 // Two ways to apply the scales (WgmmaScalePlan):
 //  - Pre-scaled: every operand pair is (q - z) * s in the activation type
 //    (one more packed FMA per pair); wgmma accumulates into the totals.
-//  - Deferred (decoders with unscaled operands, up to 32 tokens, scale
-//    groups of >= 32 columns): the operands are q - z; each scale period
+//  - Deferred (decoders with unscaled operands, up to 32 accumulators per
+//    thread, scale groups of >= 32 columns): the operands are q - z; each scale period
 //    ("fold": min(scale group, BK) columns) accumulates into a partial set,
 //    started by the period's first wgmma with scale-d = 0, and is folded
 //    into the totals as total += s * partial in fp32 at the next period's
@@ -38,10 +38,11 @@ template <class Config>
 struct WgmmaScalePlan {
   using Tile = typename Config::Tile;
   using Decoder = OperandDecoder<typename Config::Format>;
-  // The partial set beside the totals fits the registers up to 32 tokens;
+  // The partial set beside the totals fits the registers up to 32
+  // accumulators per thread (the tiles that run two blocks per SM);
   // periods of one k16 step would drain the pipe at every step.
   static constexpr bool kDeferred = Decoder::kUnscaledOperands &&
-                                    Config::kTokens <= 32 &&
+                                    Config::kAccumulators <= 32 &&
                                     Config::kScaleTileK >= 32;
   static constexpr int kFoldK = Config::kScaleTileK < Tile::kBlockK
                                     ? static_cast<int>(Config::kScaleTileK)
