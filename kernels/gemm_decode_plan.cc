@@ -56,6 +56,20 @@ PlanEntry MakeGemmPlanEntry(int64_t m_min, int64_t m_max,
   return entry;
 }
 
+double SplitKScore(int64_t blocks, int64_t splits, int64_t slots,
+                   double reduction_bytes_per_split, double stream_bytes) {
+  const int64_t total = blocks * splits;
+  const int64_t waves = (total + slots - 1) / slots;
+  const double fill =
+      static_cast<double>(total) / static_cast<double>(waves * slots);
+  const double reduction =
+      splits > 1 ? static_cast<double>(splits) * reduction_bytes_per_split
+                 : 0.0;
+  // Partials are written and read back through L2, at about a third of
+  // the cost of streaming the same bytes from HBM.
+  return fill / (1.0 + reduction / (3.0 * stream_bytes));
+}
+
 int64_t ChooseSplitK(int64_t blocks, int64_t k_tiles, int64_t slots,
                      int64_t min_tiles_per_split, int64_t max_splits,
                      double reduction_bytes_per_split, double stream_bytes) {
@@ -65,16 +79,8 @@ int64_t ChooseSplitK(int64_t blocks, int64_t k_tiles, int64_t slots,
   int64_t best = 1;
   double best_score = 0.0;
   for (int64_t splits = 1; splits <= limit; ++splits) {
-    const int64_t total = blocks * splits;
-    const int64_t waves = (total + slots - 1) / slots;
-    const double fill =
-        static_cast<double>(total) / static_cast<double>(waves * slots);
-    const double reduction =
-        splits > 1 ? static_cast<double>(splits) * reduction_bytes_per_split
-                   : 0.0;
-    // Partials are written and read back through L2, at about a third of
-    // the cost of streaming the same bytes from HBM.
-    const double score = fill / (1.0 + reduction / (3.0 * stream_bytes));
+    const double score = SplitKScore(blocks, splits, slots,
+                                     reduction_bytes_per_split, stream_bytes);
     if (score > best_score * 1.02) {
       best_score = score;
       best = splits;
@@ -90,57 +96,102 @@ bool WgmmaDecodeApplies(const GpuTarget& gpu, const QuantSpec& spec,
           spec.activation_type == DataType::kBf16);
 }
 
+namespace {
+
+// One candidate tile of a decode range, with its split-K factor and score.
+struct DecodeCandidate {
+  GemmTileConfig tile;
+  int64_t splits = 1;
+  double score = 0.0;
+};
+
+// The decode tile of `range` with `row_blocks` 64-row blocks per warpgroup
+// (two warpgroups when N allows), stages filling the block's share of
+// shared memory, and the split-K factor that fills the block slots.
+absl::StatusOr<DecodeCandidate> MakeDecodeCandidate(
+    const DecodeRange& range, int row_blocks, const QuantSpec& spec,
+    const LayerShape& shape, int sm_count, int smem_limit) {
+  DecodeCandidate candidate;
+  GemmTileConfig& tile = candidate.tile;
+  tile.mma = GemmMma::kWgmma;
+  tile.block_m = range.tokens;
+  tile.warps_m = 1;
+  const bool two_groups = shape.n % 128 == 0;
+  tile.warps_n = two_groups ? 8 : 4;
+  tile.block_n = 64 * (two_groups ? 2 : 1) * row_blocks;
+  // 128-column k-tiles for <= 4-bit weights: each n-unit's run is then
+  // 1 KB per tile, where 512-byte runs cost a third of the HBM bandwidth
+  // (bench/probes/stream_probe.cu: 3.2 vs 2.2 TB/s). 8-bit runs are 1 KB
+  // at 64 columns.
+  tile.block_k = spec.weight.bits <= 4 && shape.k % 128 == 0 ? 128 : 64;
+  const bool one_block = WgmmaBlocksPerSm(tile) == 1;
+  tile.stages = kMaxStages;
+  const int budget = std::min(
+      one_block ? kOneBlockSharedBytes : kTwoBlocksSharedBytes, smem_limit);
+  while (tile.stages > 3 && tile.SharedBytes(spec) > budget) --tile.stages;
+  if (tile.SharedBytes(spec) > smem_limit) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "gpu.max_shared_memory_per_block_optin: ", smem_limit,
+        " bytes cannot hold three stages of ", FormatGemmTileText(tile)));
+  }
+  RETURN_IF_ERROR(ValidateGemmTile(tile, shape.n, shape.k));
+  const int64_t n_blocks = shape.n / tile.block_n;
+  const int64_t k_tiles = shape.k / tile.block_k;
+  const double weight_bytes =
+      static_cast<double>(shape.n) * shape.k * spec.weight.bits / 8.0;
+  // Each split's fp32 partial of the whole output (tokens x N), written
+  // and read once.
+  const double partial_bytes = 2.0 * range.tokens * shape.n * 4.0;
+  // Fill is counted over block slots (two per SM for the tiles that run
+  // two): one 8-warp block per SM cannot hide the memory latency
+  // (measured: 8192 x 8192 at M = 1 took 23.4 µs with 128 blocks, 15.2
+  // with 256).
+  const int64_t slots = int64_t{sm_count} * (one_block ? 1 : 2);
+  candidate.splits =
+      ChooseSplitK(n_blocks, k_tiles, slots, /*min_tiles_per_split=*/4,
+                   /*max_splits=*/16, partial_bytes, weight_bytes);
+  candidate.score = SplitKScore(n_blocks, candidate.splits, slots,
+                                partial_bytes, weight_bytes);
+  // Bulk (TMA) weight copies measured faster only for 8-bit weights at
+  // 8 tokens in 256-row blocks that stream >= 8 k-tiles each (8192 x 28672:
+  // 73.6 vs 94.8 µs; 4096 x 4096, 4 k-tiles: 10.9 vs 10.2); everything else
+  // streams faster with per-thread cp.async (bench/decode-notes.md).
+  tile.bulk_weights = spec.weight.bits == 8 && range.tokens == 8 &&
+                      row_blocks == 2 && k_tiles / candidate.splits >= 8;
+  return candidate;
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
                                                        const LayerShape& shape,
                                                        int sm_count,
                                                        int smem_limit) {
   std::vector<PlanEntry> entries;
   for (const DecodeRange& range : kDecodeRanges) {
-    GemmTileConfig tile;
-    tile.mma = GemmMma::kWgmma;
-    tile.block_m = range.tokens;
-    tile.warps_m = 1;
-    // Two warpgroups of two 64-row blocks each when N allows: every k16
-    // step's fence / commit / wait and activation descriptor then serve two
-    // wgmmas (the decode kernel is issue-bound at 8 tokens with one), and
-    // the activation tile is re-read from L2 once per 256 weight rows.
-    const bool two_groups = shape.n % 128 == 0;
-    const bool two_blocks = shape.n % 256 == 0;
-    tile.warps_n = two_groups ? 8 : 4;
-    tile.block_n = 64 * (two_groups ? 2 : 1) * (two_blocks ? 2 : 1);
-    // 128-column k-tiles while a stage stays near 16 KB (up to 16 tokens,
-    // up to 4-bit weights); else 64 columns, so that the ring still holds
-    // enough k-tiles to keep HBM busy.
-    const bool one_block = WgmmaBlocksPerSm(tile) == 1;
-    tile.block_k =
-        range.tokens <= 16 && spec.weight.bits <= 4 && shape.k % 128 == 0 ? 128
-                                                                          : 64;
-    tile.stages = kMaxStages;
-    const int budget = std::min(
-        one_block ? kOneBlockSharedBytes : kTwoBlocksSharedBytes, smem_limit);
-    while (tile.stages > 3 && tile.SharedBytes(spec) > budget) --tile.stages;
-    if (tile.SharedBytes(spec) > smem_limit) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "gpu.max_shared_memory_per_block_optin: ", smem_limit,
-          " bytes cannot hold three stages of ", FormatGemmTileText(tile)));
+    // One 64-row block per warpgroup (BN 128): its 32-token and 64-token
+    // tiles hold half the accumulators of two blocks, keep deferred scales
+    // and two blocks per SM, and took 30-40% less time (8192 x 8192: 17.8
+    // vs 27.2 µs at M = 32, 22.8 vs 30.1 at M = 64). At 8 tokens (and 16
+    // tokens of 8-bit weights) two blocks per warpgroup (BN 256) halve the
+    // per-step fence / commit / wait and activation re-reads per weight and
+    // won on the large layers (8192 x 8192 M = 1: 13.4 vs 14.6 µs) unless
+    // the narrower tile fills the SMs clearly better (4096 x 4096: 5.9 vs
+    // 7.3 µs).
+    ASSIGN_OR_RETURN(
+        DecodeCandidate chosen,
+        MakeDecodeCandidate(range, 1, spec, shape, sm_count, smem_limit));
+    const bool wide_may_win =
+        shape.n % 256 == 0 &&
+        (range.tokens == 8 || (range.tokens == 16 && spec.weight.bits > 4));
+    if (wide_may_win) {
+      ASSIGN_OR_RETURN(
+          DecodeCandidate wide,
+          MakeDecodeCandidate(range, 2, spec, shape, sm_count, smem_limit));
+      if (chosen.score <= 1.05 * wide.score) chosen = wide;
     }
-    RETURN_IF_ERROR(ValidateGemmTile(tile, shape.n, shape.k));
-    const int64_t n_blocks = shape.n / tile.block_n;
-    const int64_t k_tiles = shape.k / tile.block_k;
-    const double weight_bytes =
-        static_cast<double>(shape.n) * shape.k * spec.weight.bits / 8.0;
-    // Each split's fp32 partial of the whole output (tokens x N), written
-    // and read once.
-    const double partial_bytes = 2.0 * range.tokens * shape.n * 4.0;
-    // Fill is counted over block slots (two per SM up to 32 tokens): one
-    // 8-warp block per SM cannot hide the memory latency (measured: 8192 x
-    // 8192 at M = 1 took 23.4 µs with 128 blocks, 15.2 with 256).
-    const int64_t slots = int64_t{sm_count} * (one_block ? 1 : 2);
-    const int64_t splits =
-        ChooseSplitK(n_blocks, k_tiles, slots, /*min_tiles_per_split=*/4,
-                     /*max_splits=*/16, partial_bytes, weight_bytes);
-    entries.push_back(
-        MakeGemmPlanEntry(range.m_min, range.m_max, tile, spec, shape, splits));
+    entries.push_back(MakeGemmPlanEntry(range.m_min, range.m_max, chosen.tile,
+                                        spec, shape, chosen.splits));
   }
   return entries;
 }

@@ -24,12 +24,15 @@ PlanEntry MakeGemmPlanEntry(int64_t m_min, int64_t m_max,
                             const GemmTileConfig& tile, const QuantSpec& spec,
                             const LayerShape& shape, int64_t splits);
 
-// The split-K factor for `blocks` equal blocks of `k_tiles` k-tiles on
-// `slots` concurrently resident blocks: it maximizes the filled fraction of
-// the last wave, discounted by the fp32 partials' traffic
-// (reduction_bytes_per_split per split, against stream_bytes of weights);
-// a larger factor must win by 2%. Every split keeps at least
-// `min_tiles_per_split` k-tiles.
+// The filled fraction of the last wave of blocks x splits on `slots`
+// concurrently resident blocks, discounted by the fp32 partials' traffic
+// (reduction_bytes_per_split per split, against stream_bytes of weights).
+double SplitKScore(int64_t blocks, int64_t splits, int64_t slots,
+                   double reduction_bytes_per_split, double stream_bytes);
+
+// The split-K factor for `blocks` equal blocks of `k_tiles` k-tiles that
+// maximizes SplitKScore; a larger factor must win by 2%. Every split keeps
+// at least `min_tiles_per_split` k-tiles.
 int64_t ChooseSplitK(int64_t blocks, int64_t k_tiles, int64_t slots,
                      int64_t min_tiles_per_split, int64_t max_splits,
                      double reduction_bytes_per_split, double stream_bytes);

@@ -362,8 +362,11 @@ const GemmCase kCases[] = {
 
 // Every spec of the grid again on a layer whose N is a multiple of 64, so
 // that on Hopper each format also runs through the wgmma decode kernels
-// (N = 64 * odd exercises the one-warpgroup tile, even multiples of 256
-// the two-block one). M <= 64 only; the mma.sync ranges are the grid's.
+// (N = 64 * odd exercises the one-warpgroup tile, multiples of 128 the
+// two-warpgroup one). M <= 64 only; the mma.sync ranges are the grid's.
+// Plus two real layers, where the planner picks what small layers never
+// get: two 64-row blocks per warpgroup (BN 256) at 8 tokens, and for 8-bit
+// weights also at 16 tokens and with bulk (TMA) weight copies at 8.
 std::vector<GemmCase> DecodeCases() {
   std::vector<GemmCase> cases;
   for (const GemmCase& c : kCases) {
@@ -372,6 +375,10 @@ std::vector<GemmCase> DecodeCases() {
     while (n % 64 != 0) n *= 2;
     cases.push_back(GemmCase{c.spec, n, c.k, kDecode});
   }
+  cases.push_back(
+      GemmCase{"weight=uint4,group=128,scale=fp16", 8192, 4096, kDecode});
+  cases.push_back(
+      GemmCase{"weight=uint8,group=128,scale=fp16", 4096, 8192, kDecode});
   return cases;
 }
 
@@ -449,6 +456,29 @@ TEST(GemmCaseGridTest, DecodeCasesCoverEveryWgmmaRange) {
     EXPECT_EQ(wgmma_ranges, 4);
     EXPECT_EQ(wgmma_ranges_hit, 4);
   }
+  // The two real layers reach the wide and the bulk-copy tiles.
+  int wide = 0;
+  int bulk = 0;
+  for (const GemmCase& c : cases) {
+    KernelRequest request;
+    request.family = KernelFamily::kGemm;
+    request.spec = *ParseSpecText(c.spec);
+    request.shape.n = c.n;
+    request.shape.k = c.k;
+    request.gpu = *gpu;
+    absl::StatusOr<Plan> plan = PlanKernels(request);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    for (const PlanEntry& entry : plan->entries) {
+      absl::StatusOr<GemmTileConfig> tile =
+          ParseGemmTileText(entry.config.text);
+      ASSERT_TRUE(tile.ok()) << tile.status();
+      if (tile->mma != GemmMma::kWgmma) continue;
+      wide += tile->block_n == 256 ? 1 : 0;
+      bulk += tile->bulk_weights ? 1 : 0;
+    }
+  }
+  EXPECT_GE(wide, 3);
+  EXPECT_GE(bulk, 1);
 }
 
 class GemmCorrectnessTest : public ::testing::TestWithParam<GemmCase> {
