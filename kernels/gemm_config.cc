@@ -124,14 +124,16 @@ absl::Status ValidateGemmTile(const GemmTileConfig& tile, int64_t n,
     const int warpgroups = tile.warps_n / 4;
     if ((tile.block_m != 8 && tile.block_m != 16 && tile.block_m != 32 &&
          tile.block_m != 64) ||
-        tile.warps_m != 1 || (tile.warps_n != 4 && tile.warps_n != 8) ||
+        tile.warps_m != 1 ||
+        (tile.warps_n != 4 && tile.warps_n != 8 && tile.warps_n != 16) ||
         tile.block_n % (64 * warpgroups) != 0 ||
         tile.block_n / (64 * warpgroups) > 2) {
-      return Invalid(absl::StrCat(
-          "wgmma tiles take BM 8, 16, 32 or 64, warps 1x4 or 1x8 and one or "
-          "two 64-row blocks per warpgroup (tile ",
-          tile.block_m, "x", tile.block_n, ", warps ", tile.warps_m, "x",
-          tile.warps_n, ")"));
+      return Invalid(
+          absl::StrCat("wgmma tiles take BM 8, 16, 32 or 64, warps 1x4, 1x8 or "
+                       "1x16 and one or "
+                       "two 64-row blocks per warpgroup (tile ",
+                       tile.block_m, "x", tile.block_n, ", warps ",
+                       tile.warps_m, "x", tile.warps_n, ")"));
     }
     if (tile.stages < 3 || tile.stages > 12) {
       return Invalid(absl::StrCat("wgmma tiles take 3..12 stages (got ",

@@ -77,7 +77,7 @@ absl::Status CheckGemmUnits(int64_t n, int64_t k);
 
 // The tile fits the layer and the device rules (N % BN, K % BK, BK % 64,
 // warp tiles of whole m16 x n16 fragments, <= 1024 threads, stages 2..8;
-// for wgmma: block_m 8/16/32/64, warps 1x4 or 1x8, BN a multiple of 64 per
+// for wgmma: block_m 8/16/32/64, warps 1x4, 1x8 or 1x16, BN a multiple of 64 per
 // warpgroup, stages 3..8).
 absl::Status ValidateGemmTile(const GemmTileConfig& tile, int64_t n, int64_t k);
 

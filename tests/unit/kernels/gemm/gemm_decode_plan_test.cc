@@ -157,6 +157,16 @@ TEST(GemmDecodePlanTest, WgmmaTileTextRoundTripsAndValidates) {
   bad.warps_n = 2;
   EXPECT_FALSE(ValidateGemmTile(bad, 256, 256).ok());
   bad = tile;
+  bad.warps_n = 12;  // three warpgroups
+  EXPECT_FALSE(ValidateGemmTile(bad, 256, 256).ok());
+  // Four warpgroups of one 64-row block each (512 threads).
+  GemmTileConfig four_groups = tile;
+  four_groups.block_n = 256;
+  four_groups.warps_n = 16;
+  EXPECT_TRUE(ValidateGemmTile(four_groups, 256, 256).ok());
+  EXPECT_EQ(four_groups.Threads(), 512);
+  EXPECT_EQ(WgmmaBlocksPerSm(four_groups), 2);
+  bad = tile;
   bad.block_n = 512;  // four 64-row blocks per warpgroup
   EXPECT_FALSE(ValidateGemmTile(bad, 512, 256).ok());
   bad = tile;
