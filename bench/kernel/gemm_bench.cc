@@ -246,9 +246,9 @@ void RunLayer(const Device& device, client::KernelClient& kernel_client,
   v1::KernelSet set = *resolved;
   std::vector<bench::PlanOverride> overrides = options.overrides;
   if (!options.wgmma_copy.empty()) {
-    overrides = Unwrap(
-        bench::WgmmaCopyOverrides(set, options.wgmma_copy == "bulk"),
-        "--wgmma_copy");
+    overrides =
+        Unwrap(bench::WgmmaCopyOverrides(set, options.wgmma_copy == "bulk"),
+               "--wgmma_copy");
   }
   if (!overrides.empty()) {
     const KernelRequest plain =
@@ -307,6 +307,12 @@ void RunLayer(const Device& device, client::KernelClient& kernel_client,
     row.k = shape.k;
     row.m = m;
     row.us = TimeForward(device, layers, x, y, m);
+    for (const v1::Kernel& kernel : set.kernels()) {
+      if (kernel.m_min() <= m && m <= kernel.m_max()) {
+        row.kernel = kernel.config();
+        row.splits = std::max<int64_t>(1, kernel.launch().grid_z());
+      }
+    }
     row.numerics = CheckForward(device, *layers[0], reference, x_bits, x, y, m);
     const double bytes = weight_bytes +
                          static_cast<double>(inputs.scales.size()) +

@@ -317,7 +317,11 @@ TEST(ReportTest, JsonTableAndSummary) {
   met.target_us = TargetUs(4, 8192, 8192, 1, 8.3);
   met.numerics = CompareToReference(std::vector<double>{3.0, 4.0},
                                     std::vector<double>{3.0, 4.0}, 1e-3);
+  met.kernel = "tile=8x256x128,warps=1x8,stages=5,mma=wgmma";
+  met.splits = 8;
   GemmBenchRow failed = met;
+  failed.kernel.clear();
+  failed.splits = 1;
   failed.m = 256;
   failed.us = 60.0;
   failed.roofline_us = 42.9;
@@ -336,6 +340,14 @@ TEST(ReportTest, JsonTableAndSummary) {
   EXPECT_NE(lines[1].find("\"meets\": true"), std::string::npos);
   EXPECT_NE(lines[1].find("\"cublas_us\": 37.200"), std::string::npos);
   EXPECT_NE(lines[1].find("\"numerics_ok\": true"), std::string::npos);
+  EXPECT_NE(lines[1].find("\"kernel\": "
+                          "\"tile=8x256x128,warps=1x8,stages=5,mma=wgmma\", "
+                          "\"splits\": 8}"),
+            std::string::npos)
+      << lines[1];
+  EXPECT_NE(lines[2].find("\"kernel\": null, \"splits\": 1}"),
+            std::string::npos)
+      << lines[2];
   EXPECT_NE(lines[2].find("\"target_us\": null"), std::string::npos);
   EXPECT_NE(lines[2].find("\"meets\": null"), std::string::npos);
   EXPECT_NE(lines[2].find("\"cublas_us\": null"), std::string::npos);

@@ -75,8 +75,12 @@ std::string FormatJson(const std::vector<GemmBenchRow>& rows) {
         ", \"meets\": ", meets ? (*meets ? "true" : "false") : "null",
         ", \"rel_err\": ", JsonScientific(row.numerics.relative_error),
         ", \"non_finite\": ", row.numerics.non_finite,
-        ", \"numerics_ok\": ", row.numerics.ok ? "true" : "false", "}",
-        i + 1 < rows.size() ? ",\n" : "\n");
+        ", \"numerics_ok\": ", row.numerics.ok ? "true" : "false",
+        ", \"kernel\": ",
+        row.kernel.empty()
+            ? "null"
+            : absl::StrCat("\"", absl::CEscape(row.kernel), "\""),
+        ", \"splits\": ", row.splits, "}", i + 1 < rows.size() ? ",\n" : "\n");
   }
   return json + "]\n";
 }

@@ -22,6 +22,8 @@ struct GemmBenchRow {
   double cublas_us = 0;    // dense cuBLAS of the same shape; 0: not measured
   std::optional<double> target_us;  // TargetUs
   NumericsResult numerics;
+  std::string kernel;  // the tile config text of the kernel that ran
+  int64_t splits = 1;  // its split-K factor
 };
 
 // Whether the case meets its target; nullopt when it has none.
@@ -34,7 +36,8 @@ std::string FormatMarkdownTable(const std::vector<GemmBenchRow>& rows);
 
 // An array of one object per row: spec, n, k, m, us, roofline_us, fraction
 // (roofline / us), cublas_us, target_us, meets, rel_err, non_finite,
-// numerics_ok; null where a value does not exist.
+// numerics_ok, kernel (tile config text), splits; null where a value does
+// not exist.
 std::string FormatJson(const std::vector<GemmBenchRow>& rows);
 
 // "N cases, F numerics failures, T/C targets met".
