@@ -61,7 +61,12 @@ int GemmTileConfig::SharedBytes(const QuantSpec& spec) const {
 int WgmmaBlocksPerSm(const GemmTileConfig& tile) {
   const int warpgroups = std::max(1, tile.warps_n / 4);
   const int row_blocks = std::max(1, tile.block_n / (64 * warpgroups));
-  return row_blocks * tile.block_m / 2 <= 32 ? 2 : 1;
+  const int accumulators = row_blocks * tile.block_m / 2;
+  // Two blocks cap a thread at 65536 / (2 x threads) registers: 128 for
+  // 256 threads (enough up to 32 accumulators), 64 for 512 (enough for 4:
+  // the 8-token tile took 54 registers, the 16-token one spilled).
+  if (tile.Threads() <= 256) return accumulators <= 32 ? 2 : 1;
+  return accumulators <= 4 ? 2 : 1;
 }
 
 std::string FormatGemmTileText(const GemmTileConfig& tile) {

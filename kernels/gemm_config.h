@@ -60,9 +60,9 @@ struct GemmTileConfig {
 };
 
 // Blocks per SM a wgmma decode tile is built for (its register cap and the
-// planner's residency): two while a thread holds at most 32 fp32
-// accumulators (row blocks per warpgroup x tokens / 2), else one (64
-// accumulators need more than 128 registers).
+// planner's residency): two while a thread's fp32 accumulators (row blocks
+// per warpgroup x tokens / 2) fit half the register file — at most 32 for
+// 256 threads, 4 for 512 — else one.
 int WgmmaBlocksPerSm(const GemmTileConfig& tile);
 
 std::string FormatGemmTileText(const GemmTileConfig& tile);

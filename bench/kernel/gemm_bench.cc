@@ -63,7 +63,7 @@ ABSL_FLAG(std::string, json, "", "write the rows here as JSON");
 ABSL_FLAG(std::string, wgmma_copy, "",
           "bulk or cp_async: time every wgmma range of the plan with that "
           "weight copy path (its tile and split-K otherwise unchanged); "
-          "replaces --override");
+          "not with --override");
 ABSL_FLAG(std::string, override, "",
           "tuning: replace planned M ranges, 'M_MAX:TILE_TEXT:SPLITS;...' "
           "(bench/kernel/plan_override.h); rows then time that config");
@@ -366,6 +366,10 @@ int main(int argc, char** argv) {
   if (!options.wgmma_copy.empty() && options.wgmma_copy != "bulk" &&
       options.wgmma_copy != "cp_async") {
     std::fprintf(stderr, "--wgmma_copy takes bulk or cp_async\n");
+    return 2;
+  }
+  if (!options.wgmma_copy.empty() && !options.overrides.empty()) {
+    std::fprintf(stderr, "--wgmma_copy and --override exclude each other\n");
     return 2;
   }
   options.cublas = LoadCublas(absl::GetFlag(FLAGS_cublas_json));

@@ -122,9 +122,9 @@ struct WgmmaConfig : GemmScaleTiling<Format_, kN_, kK_> {
                 "N and K must be multiples of the block tile");
   static_assert(Tile::kBlockK % kGemmUnitCols == 0, "BK is whole k-units");
   static_assert(kScaleTileK % 16 == 0, "a k16 step lies in one scale entry");
-  static_assert(kScaleTileK >= Tile::kBlockK ||
-                    Tile::kBlockK % kScaleTileK == 0,
-                "a k-tile holds whole scale entries");
+  static_assert(kScaleTileK >= Tile::kBlockK ? kScaleTileK % Tile::kBlockK == 0
+                                             : Tile::kBlockK % kScaleTileK == 0,
+                "a k-tile holds whole scale entries or lies in one");
   static_assert(kScaleTileN > 0 && kN % kScaleTileN == 0,
                 "N must be a multiple of the scale tile");
   static_assert(Tile::kStages >= 3,

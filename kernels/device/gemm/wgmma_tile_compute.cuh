@@ -9,7 +9,8 @@
 //  - Pre-scaled: every operand pair is (q - z) * s in the activation type
 //    (one more packed FMA per pair); wgmma accumulates into the totals.
 //  - Deferred (decoders with unscaled operands, up to 32 accumulators per
-//    thread, scale groups of >= 32 columns): the operands are q - z; each scale period
+//    thread, scale groups of >= 32 columns): the operands are q - z; each scale
+//    period
 //    ("fold": min(scale group, BK) columns) accumulates into a partial set,
 //    started by the period's first wgmma with scale-d = 0, and is folded
 //    into the totals as total += s * partial in fp32 at the next period's
@@ -94,9 +95,8 @@ struct WgmmaAccumulators {
 // The staged element (scale or zero point) of the thread's row
 // unit_local * 16 + g + 8 j at column k_local of the tile, zero-extended.
 template <class Config, int kOffset, int kElementBytes>
-HUMMINGD_DEVICE u32 load_row_element(u32 s_stage, i64 n0, int unit_local,
-                                     int j, i64 k_tile0, int k_local,
-                                     int lane) {
+HUMMINGD_DEVICE u32 load_row_element(u32 s_stage, i64 n0, int unit_local, int j,
+                                     i64 k_tile0, int k_local, int lane) {
   const int e = Config::kScaleEntries == 1
                     ? 0
                     : static_cast<int>(k_local / Config::kScaleTileK);
@@ -117,10 +117,9 @@ load_decoder_entry(u32 s_stage, i64 n0, int unit_local, int j, i64 k_tile0,
   using Decoder = OperandDecoder<typename Config::Format>;
   u32 raw_scale = 0;
   if (with_scale) {
-    raw_scale =
-        load_row_element<Config, Config::kOffsetScales,
-                         Config::kScaleElementBytes>(
-            s_stage, n0, unit_local, j, k_tile0, k_local, lane);
+    raw_scale = load_row_element<Config, Config::kOffsetScales,
+                                 Config::kScaleElementBytes>(
+        s_stage, n0, unit_local, j, k_tile0, k_local, lane);
   }
   u32 raw_zero = 0;
   if constexpr (Config::kZeroWords) {
@@ -151,7 +150,6 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
   const u64 desc_stage = wgmma_descriptor_k_major_sw128(s_stage);
   // Deferred: the current fold's decoder entries (zero points only).
   Entry r_fold_entry[kR][2];
-  HUMMINGD_UNROLL
   // The lane words of unit ku of every row block; unit ku + 1's are loaded
   // while unit ku decodes (a double buffer, compile-time indexed).
   u32 r_words[2][kR][Config::kBits];

@@ -150,8 +150,8 @@ struct OperandDecoder<Format, OperandPath::kPackedInt> {
 
   // q - z of a pair. r_words: the lane's words of the unit; step, j, r
   // compile-time.
-  HUMMINGD_DEVICE static u32 unscaled_pair(const u32* r_words, int step,
-                                           int j, int r, const Entry& entry) {
+  HUMMINGD_DEVICE static u32 unscaled_pair(const u32* r_words, int step, int j,
+                                           int r, const Entry& entry) {
     u32 magic_codes;
     if constexpr (Format::kBits == 4) {
       // Word `step`, register q = 2j + r: nibbles q and q + 4 (the
@@ -199,6 +199,10 @@ struct OperandDecoder<Format, OperandPath::kPackedInt> {
 // e4m3 path. Entry: the fp16 scale twice.
 template <class Format>
 struct OperandDecoder<Format, OperandPath::kE4m3> {
+  // The hardware conversion yields the value itself: no exponent offset
+  // may have been folded into the scale (prepare_fragment_scale).
+  static_assert(!FragmentDecodePlan<Format>::kFoldOffsetIntoScale,
+                "e4m3 scales carry no folded exponent offset");
   static constexpr bool kUnscaledOperands = true;
   struct Entry {
     u32 scale2;
@@ -210,8 +214,8 @@ struct OperandDecoder<Format, OperandPath::kE4m3> {
   }
 
   // 8-bit stream order: word 2 step + j, bytes 2r (low half) and 2r + 1.
-  HUMMINGD_DEVICE static u32 unscaled_pair(const u32* r_words, int step,
-                                           int j, int r, const Entry&) {
+  HUMMINGD_DEVICE static u32 unscaled_pair(const u32* r_words, int step, int j,
+                                           int r, const Entry&) {
     const u32 word = r_words[2 * step + j];
     const u16 codes = static_cast<u16>(r != 0 ? word >> 16 : word & 0xFFFFu);
     u32 halves;

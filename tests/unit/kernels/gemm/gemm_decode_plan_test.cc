@@ -118,6 +118,66 @@ TEST(GemmDecodePlanTest, OnlyHopperLayersWithNMultipleOf64GetWgmma) {
   EXPECT_EQ(ParseGemmTileText(odd->entries[0].config.text)->warps_n, 4);
 }
 
+// Planner v3's choices on the layers its A/B measured
+// (bench/results/gemm-decode-ab-2fd1435-9783e8d.md): 128-row tiles from 16
+// tokens up, 256-row tiles at 8 tokens unless 128 rows fill clearly better,
+// BK 128 for 4-bit weights, bulk copies only for 8-bit weights at 8 tokens
+// on long splits.
+TEST(GemmDecodePlanTest, PlannerV3PicksTheMeasuredWinners) {
+  struct Expected {
+    const char* spec;
+    int64_t n, k;
+    const char* tiles[4];
+    int64_t splits[4];
+  };
+  const Expected expected[] = {
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
+       8192,
+       8192,
+       {"tile=8x256x128,warps=1x8,stages=5,mma=wgmma",
+        "tile=16x128x128,warps=1x8,stages=8,mma=wgmma",
+        "tile=32x128x128,warps=1x8,stages=6,mma=wgmma",
+        "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
+       {8, 4, 4, 4}},
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
+       4096,
+       4096,
+       {"tile=8x128x128,warps=1x8,stages=10,mma=wgmma",
+        "tile=16x128x128,warps=1x8,stages=8,mma=wgmma",
+        "tile=32x128x128,warps=1x8,stages=6,mma=wgmma",
+        "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
+       {8, 8, 8, 8}},
+      {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16",
+       8192,
+       28672,
+       {"tile=8x256x64,warps=1x8,stages=6,mma=wgmma,copy=bulk",
+        "tile=16x256x64,warps=1x8,stages=5,mma=wgmma",
+        "tile=32x128x64,warps=1x8,stages=8,mma=wgmma",
+        "tile=64x128x64,warps=1x8,stages=6,mma=wgmma"},
+       {8, 8, 4, 4}},
+      // 16 splits of 4 k-tiles: too short for bulk copies.
+      {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16",
+       4096,
+       4096,
+       {"tile=8x256x64,warps=1x8,stages=6,mma=wgmma",
+        "tile=16x128x64,warps=1x8,stages=10,mma=wgmma",
+        "tile=32x128x64,warps=1x8,stages=8,mma=wgmma",
+        "tile=64x128x64,warps=1x8,stages=6,mma=wgmma"},
+       {16, 8, 8, 8}},
+  };
+  for (const Expected& e : expected) {
+    SCOPED_TRACE(::testing::Message()
+                 << e.spec << " N=" << e.n << " K=" << e.k);
+    absl::StatusOr<Plan> plan = PlanKernels(Request(e.spec, e.n, e.k));
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    ASSERT_GE(plan->entries.size(), 4u);
+    for (int i = 0; i < 4; ++i) {
+      EXPECT_EQ(plan->entries[i].config.text, e.tiles[i]);
+      EXPECT_EQ(plan->entries[i].launch.grid_z, e.splits[i]);
+    }
+  }
+}
+
 TEST(GemmDecodePlanTest, SplitKFillsWavesAndWeighsReductionTraffic) {
   // 64 blocks on 264 slots: 4 splits fill 97% of one wave.
   EXPECT_EQ(ChooseSplitK(64, 64, 264, 4, 16, 0.0, 1.0), 4);
@@ -165,7 +225,17 @@ TEST(GemmDecodePlanTest, WgmmaTileTextRoundTripsAndValidates) {
   four_groups.warps_n = 16;
   EXPECT_TRUE(ValidateGemmTile(four_groups, 256, 256).ok());
   EXPECT_EQ(four_groups.Threads(), 512);
-  EXPECT_EQ(WgmmaBlocksPerSm(four_groups), 2);
+  EXPECT_EQ(WgmmaBlocksPerSm(four_groups), 2);  // 4 accumulators
+  four_groups.block_m = 16;                     // 8: 64 registers spill
+  EXPECT_EQ(WgmmaBlocksPerSm(four_groups), 1);
+  GemmTileConfig two_groups = tile;
+  two_groups.block_m = 32;
+  two_groups.block_n = 128;  // one row block: 16 accumulators
+  EXPECT_EQ(WgmmaBlocksPerSm(two_groups), 2);
+  two_groups.block_m = 64;  // 32
+  EXPECT_EQ(WgmmaBlocksPerSm(two_groups), 2);
+  two_groups.block_n = 256;  // two row blocks: 64
+  EXPECT_EQ(WgmmaBlocksPerSm(two_groups), 1);
   bad = tile;
   bad.block_n = 512;  // four 64-row blocks per warpgroup
   EXPECT_FALSE(ValidateGemmTile(bad, 512, 256).ok());
