@@ -155,18 +155,29 @@ absl::Status CheckDequantPreconditions(const KernelRequest& request,
   return absl::OkStatus();
 }
 
-// The closed tokens of a DequantConfig instantiation.
-struct DequantConfigTokens {
-  std::string kind, layout, scale, zero, secondary, activation, output;
+// The closed tokens of a spec's weight format, which every stub's format
+// type (DequantConfig, GemmFormat) takes first.
+struct FormatTokens {
+  std::string kind, layout, scale, zero, secondary;
 };
 
-// The DequantConfig both the dequant and the quantize stubs instantiate.
-void AppendDequantConfig(std::string& text, const QuantSpec& spec,
-                         const LayerShape& shape,
-                         const DequantConfigTokens& tokens) {
+absl::StatusOr<FormatTokens> ResolveFormatTokens(const QuantSpec& spec) {
+  FormatTokens tokens;
+  ASSIGN_OR_RETURN(tokens.kind, CodeKindToken(spec.weight.kind));
+  ASSIGN_OR_RETURN(tokens.layout, ScaleLayoutToken(spec.granularity));
+  ASSIGN_OR_RETURN(tokens.scale,
+                   ScalarTypeToken(spec.scale_type, "spec.scale_type"));
+  ASSIGN_OR_RETURN(tokens.zero, ZeroKindToken(spec.zero_point));
+  ASSIGN_OR_RETURN(tokens.secondary, SecondaryKindToken(spec.secondary_scale));
+  return tokens;
+}
+
+// The format's leading template arguments (code kind and widths, scale
+// layout and block, scale / zero-point / secondary kinds), three lines.
+void AppendFormatArguments(std::string& text, const QuantSpec& spec,
+                           const FormatTokens& tokens) {
   const bool is_float = spec.weight.kind == WeightKind::kFloat;
   const ScaleBlock block = ScaleBlockOf(spec);
-  absl::StrAppend(&text, "using Config = hd::DequantConfig<\n");
   absl::StrAppend(
       &text, "    /*kind=*/hd::", tokens.kind, ", /*bits=*/", spec.weight.bits,
       ", /*exponent_bits=*/", is_float ? spec.weight.exponent_bits : 0,
@@ -177,8 +188,17 @@ void AppendDequantConfig(std::string& text, const QuantSpec& spec,
   absl::StrAppend(&text, "    /*scale_type=*/hd::", tokens.scale,
                   ", /*zero=*/hd::", tokens.zero,
                   ", /*secondary=*/hd::", tokens.secondary, ",\n");
-  absl::StrAppend(&text, "    /*activation_type=*/hd::", tokens.activation,
-                  ", /*output_type=*/hd::", tokens.output, ",\n");
+}
+
+// The DequantConfig both the dequant and the quantize stubs instantiate.
+void AppendDequantConfig(std::string& text, const QuantSpec& spec,
+                         const LayerShape& shape, const FormatTokens& format,
+                         absl::string_view activation,
+                         absl::string_view output) {
+  absl::StrAppend(&text, "using Config = hd::DequantConfig<\n");
+  AppendFormatArguments(text, spec, format);
+  absl::StrAppend(&text, "    /*activation_type=*/hd::", activation,
+                  ", /*output_type=*/hd::", output, ",\n");
   absl::StrAppend(&text, "    /*n=*/", shape.n, "LL, /*k=*/", shape.k,
                   "LL>;\n");
 }
@@ -190,14 +210,7 @@ absl::StatusOr<KernelSource> GenerateDequantStub(const KernelRequest& request,
   // static_assert in the compiler log.
   RETURN_IF_ERROR(ValidateSpec(spec));
   RETURN_IF_ERROR(CheckDequantPreconditions(request, config));
-  ASSIGN_OR_RETURN(const std::string kind, CodeKindToken(spec.weight.kind));
-  ASSIGN_OR_RETURN(const std::string layout,
-                   ScaleLayoutToken(spec.granularity));
-  ASSIGN_OR_RETURN(const std::string scale,
-                   ScalarTypeToken(spec.scale_type, "spec.scale_type"));
-  ASSIGN_OR_RETURN(const std::string zero, ZeroKindToken(spec.zero_point));
-  ASSIGN_OR_RETURN(const std::string secondary,
-                   SecondaryKindToken(spec.secondary_scale));
+  ASSIGN_OR_RETURN(const FormatTokens format, ResolveFormatTokens(spec));
   ASSIGN_OR_RETURN(const std::string output,
                    ScalarTypeToken(spec.output_type, "spec.output_type"));
   // Only a float zero point reads the activation dtype; other specs get a
@@ -219,9 +232,7 @@ absl::StatusOr<KernelSource> GenerateDequantStub(const KernelRequest& request,
   absl::StrAppend(&text, "#include \"gemm/dequant_kernel.cuh\"\n\n");
   absl::StrAppend(&text, "namespace {\n");
   absl::StrAppend(&text, "namespace hd = ::hummingd::device;\n");
-  AppendDequantConfig(
-      text, spec, request.shape,
-      {kind, layout, scale, zero, secondary, activation, output});
+  AppendDequantConfig(text, spec, request.shape, format, activation, output);
   absl::StrAppend(&text, "}  // namespace\n\n");
   absl::StrAppend(&text, "extern \"C\" __global__ void __launch_bounds__(",
                   config.threads_per_block, ") ", kDequantEntry,
@@ -300,21 +311,12 @@ absl::StatusOr<KernelSource> GenerateGemmStub(const KernelRequest& request,
     return absl::UnimplementedError(
         "spec.activation_type: the gemm family takes fp16 or bf16");
   }
-  ASSIGN_OR_RETURN(const std::string kind, CodeKindToken(spec.weight.kind));
-  ASSIGN_OR_RETURN(const std::string layout,
-                   ScaleLayoutToken(spec.granularity));
-  ASSIGN_OR_RETURN(const std::string scale,
-                   ScalarTypeToken(spec.scale_type, "spec.scale_type"));
-  ASSIGN_OR_RETURN(const std::string zero, ZeroKindToken(spec.zero_point));
-  ASSIGN_OR_RETURN(const std::string secondary,
-                   SecondaryKindToken(spec.secondary_scale));
+  ASSIGN_OR_RETURN(const FormatTokens format, ResolveFormatTokens(spec));
   ASSIGN_OR_RETURN(
       const std::string activation,
       ScalarTypeToken(spec.activation_type, "spec.activation_type"));
   ASSIGN_OR_RETURN(const std::string output,
                    ScalarTypeToken(spec.output_type, "spec.output_type"));
-  const bool is_float = spec.weight.kind == WeightKind::kFloat;
-  const ScaleBlock block = ScaleBlockOf(spec);
 
   KernelSource source;
   source.entry = kGemmEntry;
@@ -330,16 +332,7 @@ absl::StatusOr<KernelSource> GenerateGemmStub(const KernelRequest& request,
   absl::StrAppend(&text, "namespace {\n");
   absl::StrAppend(&text, "namespace hd = ::hummingd::device;\n");
   absl::StrAppend(&text, "using Format = hd::GemmFormat<\n");
-  absl::StrAppend(
-      &text, "    /*kind=*/hd::", kind, ", /*bits=*/", spec.weight.bits,
-      ", /*exponent_bits=*/", is_float ? spec.weight.exponent_bits : 0,
-      ", /*mantissa_bits=*/", is_float ? spec.weight.mantissa_bits : 0, ",\n");
-  absl::StrAppend(&text, "    /*scale_layout=*/hd::", layout,
-                  ", /*scale_block_n=*/", block.n, ", /*scale_block_k=*/",
-                  block.k, ",\n");
-  absl::StrAppend(&text, "    /*scale_type=*/hd::", scale,
-                  ", /*zero=*/hd::", zero, ", /*secondary=*/hd::", secondary,
-                  ",\n");
+  AppendFormatArguments(text, spec, format);
   absl::StrAppend(&text, "    /*activation_type=*/hd::", activation,
                   ", /*output_type=*/hd::", output, ", /*has_bias=*/",
                   spec.has_bias ? "true" : "false", ">;\n");
@@ -403,14 +396,7 @@ absl::StatusOr<KernelSource> GenerateQuantizeStub(const KernelRequest& request,
         "config: the quantize kernel runs ", kQuantizeThreads,
         " threads in the request's family (got '", config.text, "')"));
   }
-  ASSIGN_OR_RETURN(const std::string kind, CodeKindToken(spec.weight.kind));
-  ASSIGN_OR_RETURN(const std::string layout,
-                   ScaleLayoutToken(spec.granularity));
-  ASSIGN_OR_RETURN(const std::string scale,
-                   ScalarTypeToken(spec.scale_type, "spec.scale_type"));
-  ASSIGN_OR_RETURN(const std::string zero, ZeroKindToken(spec.zero_point));
-  ASSIGN_OR_RETURN(const std::string secondary,
-                   SecondaryKindToken(spec.secondary_scale));
+  ASSIGN_OR_RETURN(const FormatTokens format, ResolveFormatTokens(spec));
   ASSIGN_OR_RETURN(
       const std::string activation,
       ScalarTypeToken(spec.activation_type, "spec.activation_type"));
@@ -426,9 +412,8 @@ absl::StatusOr<KernelSource> GenerateQuantizeStub(const KernelRequest& request,
   absl::StrAppend(&text, "namespace hd = ::hummingd::device;\n");
   // The dequant config carries every compile-time fact the quantizer needs;
   // its output type is unused and fixed so it never alters the stub.
-  AppendDequantConfig(
-      text, spec, request.shape,
-      {kind, layout, scale, zero, secondary, activation, "ScalarType::kFp16"});
+  AppendDequantConfig(text, spec, request.shape, format, activation,
+                      "ScalarType::kFp16");
   absl::StrAppend(&text, "}  // namespace\n\n");
   absl::StrAppend(&text, "extern \"C\" __global__ void __launch_bounds__(",
                   kQuantizeThreads, ") ", kQuantizeEntry,
