@@ -22,6 +22,18 @@
 #define HUMMINGD_UNROLL
 #endif
 
+// Timeline marks: where a skeleton's phases begin, for
+// bench/probes/timeline_probe.cu, which defines HUMMINGD_TIMELINE and a
+// device function hummingd_timeline_mark(thread, point) before including a
+// skeleton. Generated stubs never define it, so the marks compile to
+// nothing in every served kernel.
+#if defined(HUMMINGD_TIMELINE)
+#define HUMMINGD_TIMELINE_MARK(thread, point) \
+  hummingd_timeline_mark((thread), (point))
+#else
+#define HUMMINGD_TIMELINE_MARK(thread, point) ((void)0)
+#endif
+
 namespace hummingd::device {
 
 // Own fixed-width names: <cstdint> is a host header NVRTC does not ship.

@@ -1,0 +1,315 @@
+// Where the time of a decode GEMM launch goes, phase by phase: the real
+// wgmma decode skeleton (gemm/wgmma_gemm.cuh) built with its timeline marks
+// on (HUMMINGD_TIMELINE), launched back to back with programmatic
+// dependent launch the way the benchmark's CUDA graph does, rotating over
+// weight copies that exceed 3x L2. Thread 0 of every block stamps
+// %globaltimer at the skeleton's marks:
+//   0 entry, 1 previous kernel complete (griddepcontrol.wait),
+//   2 first k-tile landed, 3 last k-tile landed, 4 accumulators final,
+//   5 split-K arrival done, 6 output stored (the block that stores).
+// Built and run on the GPU machine from the repository root:
+//
+//   nvcc -O3 -std=c++17 -arch=sm_90a -Ikernels/device \
+//     bench/probes/timeline_probe.cu -o timeline_probe && ./timeline_probe
+//
+// Prints, per layer, µs per launch (graph replay, as the benchmark) and for
+// one launch in the middle of the chain the spread over blocks (min / median
+// / p90 / max, µs from the launch's first block entry) of every mark.
+// Weights, scales and activations are random bits of the right ranges; the
+// probe times, it does not check numerics (the GPU suite does).
+#define HUMMINGD_TIMELINE 1
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+namespace {
+
+constexpr int kMarks = 8;  // 0..6 the skeleton's marks, 7 the SM id
+__shared__ unsigned long long* s_timeline_row;
+
+}  // namespace
+
+__device__ __forceinline__ void hummingd_timeline_mark(unsigned thread,
+                                                       int point) {
+  if (thread != 0) return;
+  unsigned long long now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  s_timeline_row[point] = now;
+}
+
+#include "gemm/wgmma_gemm.cuh"
+
+namespace {
+
+namespace hd = ::hummingd::device;
+
+#define CHECK(x)                                                            \
+  do {                                                                      \
+    cudaError_t e = (x);                                                    \
+    if (e != cudaSuccess) {                                                 \
+      std::printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); \
+      std::exit(1);                                                         \
+    }                                                                       \
+  } while (0)
+
+template <class Config, int kBlocksPerSm>
+__global__ void __launch_bounds__(Config::kThreads, kBlocksPerSm)
+    timeline_gemm(hummingd::GemmArgs args, unsigned long long* timeline) {
+#if defined(HUMMINGD_HAS_WGMMA)  // the device pass for sm_90a
+  if (threadIdx.x == 0) {
+    const unsigned block =
+        blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+    s_timeline_row = timeline + static_cast<size_t>(block) * kMarks;
+    unsigned sm;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    s_timeline_row[7] = sm;
+  }
+  hd::run_wgmma_gemm<Config>(args, threadIdx.x, blockIdx.x, blockIdx.y,
+                             blockIdx.z, gridDim.z);
+#endif
+}
+
+__global__ void fill_random(uint32_t* words, size_t count, uint32_t seed,
+                            uint32_t mask, uint32_t base) {
+  for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < count;
+       i += static_cast<size_t>(gridDim.x) * blockDim.x) {
+    uint32_t h = static_cast<uint32_t>(i) * 0x9E3779B1u ^ seed;
+    h ^= h >> 15;
+    h *= 0x2C1B3C6Du;
+    h ^= h >> 12;
+    words[i] = (h & mask) | base;
+  }
+}
+
+void fill(void* p, size_t bytes, uint32_t seed, uint32_t mask, uint32_t base) {
+  fill_random<<<1024, 256>>>(static_cast<uint32_t*>(p), bytes / 4, seed, mask,
+                             base);
+  CHECK(cudaGetLastError());
+}
+
+double percentile(std::vector<double> v, double q) {
+  if (v.empty()) return -1.0;
+  std::sort(v.begin(), v.end());
+  return v[static_cast<size_t>(q * (v.size() - 1) + 0.5)];
+}
+
+// fp16 in [0.5, 1): sign 0, exponent 14, random mantissa; two per word.
+constexpr uint32_t kHalfMask = 0x03FF03FFu;
+constexpr uint32_t kHalfBase = 0x38003800u;
+
+// Returns the output of the last launch (poisoned before it).
+template <class Config, int kBlocksPerSm>
+std::vector<uint16_t> run_layer(const char* name, int splits, int m, bool pdl) {
+  using Tile = typename Config::Tile;
+  const long long n = Config::kN, k = Config::kK;
+  const size_t weight_bytes = static_cast<size_t>(n) * k * Config::kBits / 8;
+  const size_t scale_bytes = static_cast<size_t>(k / 128) * n * 2;
+  const size_t per_copy = weight_bytes + scale_bytes;
+  const int copies = static_cast<int>(180e6 / per_copy) + 2;
+  const int n_blocks = static_cast<int>(n / Tile::kBlockN);
+  const int m_blocks = (m + Config::kTokens - 1) / Config::kTokens;
+  const int blocks = m_blocks * n_blocks * splits;
+  constexpr int kLaunches = 24;
+
+  std::vector<void*> weights(copies), scales(copies);
+  for (int c = 0; c < copies; ++c) {
+    CHECK(cudaMalloc(&weights[c], weight_bytes));
+    CHECK(cudaMalloc(&scales[c], scale_bytes));
+    fill(weights[c], weight_bytes, 17u + c, 0xFFFFFFFFu, 0u);
+    fill(scales[c], scale_bytes, 91u + c, kHalfMask, kHalfBase);
+  }
+  void *x, *y, *workspace, *counters;
+  unsigned long long* timeline;
+  const size_t x_bytes = static_cast<size_t>(m) * k * 2;
+  const size_t y_bytes = static_cast<size_t>(m) * n * 2;
+  const size_t workspace_bytes = static_cast<size_t>(m_blocks) * splits *
+                                 n_blocks * Config::kTokens * Tile::kBlockN * 4;
+  const size_t counter_bytes =
+      static_cast<size_t>((m + 15) / 16) * (n / 16) * 4;
+  const size_t timeline_bytes =
+      static_cast<size_t>(kLaunches) * blocks * kMarks * 8;
+  CHECK(cudaMalloc(&x, x_bytes + 16));
+  CHECK(cudaMalloc(&y, y_bytes + 16));
+  CHECK(cudaMalloc(&workspace, workspace_bytes + 16));
+  CHECK(cudaMalloc(&counters, counter_bytes + 16));
+  CHECK(cudaMalloc(&timeline, timeline_bytes));
+  fill(x, (x_bytes + 3) / 4 * 4, 5u, kHalfMask, kHalfBase);
+  CHECK(cudaMemset(counters, 0, counter_bytes + 16));
+
+  auto kernel = timeline_gemm<Config, kBlocksPerSm>;
+  const int shared_bytes = Config::kSharedBytes;
+  CHECK(cudaFuncSetAttribute(
+      kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes));
+  cudaStream_t stream;
+  CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  auto launch = [&](int i) {
+    hummingd::GemmArgs args{};
+    args.x = x;
+    args.weights = static_cast<const hd::u32*>(weights[i % copies]);
+    args.scales = scales[i % copies];
+    args.y = y;
+    args.workspace = splits > 1 ? workspace : nullptr;
+    args.split_counters =
+        splits > 1 ? static_cast<hd::u32*>(counters) : nullptr;
+    args.m = m;
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(m_blocks, n_blocks, splits);
+    config.blockDim = dim3(Config::kThreads);
+    config.dynamicSmemBytes = shared_bytes;
+    config.stream = stream;
+    cudaLaunchAttribute attributes[2] = {};
+    int count = 0;
+    if (pdl) {
+      attributes[count].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+      attributes[count++].val.programmaticStreamSerializationAllowed = 1;
+    }
+    config.attrs = attributes;
+    config.numAttrs = count;
+    CHECK(cudaLaunchKernelEx(
+        &config, kernel, args,
+        timeline + static_cast<size_t>(i) * blocks * kMarks));
+  };
+  cudaGraph_t graph;
+  CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  for (int i = 0; i < kLaunches; ++i) launch(i);
+  CHECK(cudaStreamEndCapture(stream, &graph));
+  cudaGraphExec_t exec;
+  CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  cudaEvent_t begin, end;
+  CHECK(cudaEventCreate(&begin));
+  CHECK(cudaEventCreate(&end));
+  std::vector<double> per_launch;
+  for (int r = 0; r < 13; ++r) {
+    CHECK(cudaEventRecord(begin, stream));
+    CHECK(cudaGraphLaunch(exec, stream));
+    CHECK(cudaEventRecord(end, stream));
+    CHECK(cudaEventSynchronize(end));
+    float ms = 0;
+    CHECK(cudaEventElapsedTime(&ms, begin, end));
+    if (r >= 3) per_launch.push_back(ms * 1e3 / kLaunches);
+  }
+  CHECK(cudaMemset(timeline, 0, timeline_bytes));
+  CHECK(cudaMemset(y, 0xFF, y_bytes));
+  CHECK(cudaGraphLaunch(exec, stream));
+  CHECK(cudaStreamSynchronize(stream));
+  std::vector<uint16_t> output(y_bytes / 2);
+  CHECK(cudaMemcpy(output.data(), y, y_bytes, cudaMemcpyDeviceToHost));
+  const long poisoned = std::count(output.begin(), output.end(), 0xFFFF);
+  std::vector<unsigned long long> stamps(timeline_bytes / 8);
+  CHECK(cudaMemcpy(stamps.data(), timeline, timeline_bytes,
+                   cudaMemcpyDeviceToHost));
+
+  auto stamp = [&](int launch_index, int block, int point) {
+    return stamps[(static_cast<size_t>(launch_index) * blocks + block) *
+                      kMarks +
+                  point];
+  };
+  auto first_entry = [&](int launch_index) {
+    unsigned long long first = ~0ull;
+    for (int b = 0; b < blocks; ++b) {
+      first = std::min(first, stamp(launch_index, b, 0));
+    }
+    return first;
+  };
+  std::vector<double> periods;
+  for (int i = 4; i + 1 < kLaunches; ++i) {
+    periods.push_back((first_entry(i + 1) - first_entry(i)) * 1e-3);
+  }
+  const double bytes = static_cast<double>(per_copy) + x_bytes + y_bytes;
+  const double us = percentile(per_launch, 0.5);
+  std::printf(
+      "\n## %s, M = %d, %d blocks (%d splits), %d B shared, %s: %.2f us per "
+      "launch (graph), %.2f TB/s; entry-to-entry median %.2f us\n",
+      name, m, blocks, splits, shared_bytes, pdl ? "PDL" : "no PDL", us,
+      bytes / us * 1e-6, percentile(periods, 0.5));
+  const int mid = kLaunches / 2;
+  const unsigned long long origin = first_entry(mid);
+  // The previous launch's last block end, relative to this launch's start.
+  double previous_end = -1e9;
+  for (int b = 0; b < blocks; ++b) {
+    const unsigned long long last =
+        std::max(stamp(mid - 1, b, 6), stamp(mid - 1, b, 5));
+    previous_end = std::max(
+        previous_end,
+        (static_cast<double>(last) - static_cast<double>(origin)) * 1e-3);
+  }
+  std::printf(
+      "previous launch's last block ends at %+.2f us; %ld of %zu "
+      "outputs left poisoned\n",
+      previous_end, poisoned, output.size());
+  const char* names[7] = {"entry",        "prev complete", "first tile in",
+                          "last tile in", "acc final",     "split-K arrival",
+                          "output stored"};
+  std::printf(
+      "| mark | blocks | min | median | p90 | max "
+      "|\n|---|---|---|---|---|---|\n");
+  for (int p = 0; p < 7; ++p) {
+    std::vector<double> at;
+    for (int b = 0; b < blocks; ++b) {
+      const unsigned long long s = stamp(mid, b, p);
+      if (s != 0) {
+        at.push_back((static_cast<double>(s) - static_cast<double>(origin)) *
+                     1e-3);
+      }
+    }
+    std::printf("| %s | %zu | %.2f | %.2f | %.2f | %.2f |\n", names[p],
+                at.size(), percentile(at, 0.0), percentile(at, 0.5),
+                percentile(at, 0.9), percentile(at, 1.0));
+  }
+  // Blocks per SM over the launch, to see how the grid was placed.
+  std::vector<int> per_sm(256, 0);
+  for (int b = 0; b < blocks; ++b) ++per_sm[stamp(mid, b, 7) & 255];
+  int used = 0, most = 0;
+  for (int c : per_sm) {
+    used += c > 0;
+    most = std::max(most, c);
+  }
+  std::printf("SMs used %d, most blocks on one SM %d\n", used, most);
+
+  CHECK(cudaGraphExecDestroy(exec));
+  CHECK(cudaGraphDestroy(graph));
+  CHECK(cudaStreamDestroy(stream));
+  for (int c = 0; c < copies; ++c) {
+    CHECK(cudaFree(weights[c]));
+    CHECK(cudaFree(scales[c]));
+  }
+  CHECK(cudaFree(x));
+  CHECK(cudaFree(y));
+  CHECK(cudaFree(workspace));
+  CHECK(cudaFree(counters));
+  CHECK(cudaFree(timeline));
+  return output;
+}
+
+// W4A16: uint4, group 128, fp16 scales, fp16 activations and output.
+using W4 = hd::GemmFormat<hd::CodeKind::kUint, 4, 0, 0, hd::ScaleLayout::kGroup,
+                          1, 128, hd::ScalarType::kFp16, hd::ZeroKind::kNone,
+                          hd::SecondaryKind::kNone, hd::ScalarType::kFp16,
+                          hd::ScalarType::kFp16, false>;
+using Wide8 = hd::WgmmaTile<8, 256, 128, 2, 5, false>;
+using Narrow8 = hd::WgmmaTile<8, 128, 128, 2, 10, false>;
+
+}  // namespace
+
+int main() {
+  // Planner v3's M <= 8 tiles and splits.
+  run_layer<hd::WgmmaConfig<W4, Wide8, 8192, 8192>, 2>("8192x8192", 8, 1, true);
+  run_layer<hd::WgmmaConfig<W4, Wide8, 8192, 8192>, 2>("8192x8192", 8, 8, true);
+  run_layer<hd::WgmmaConfig<W4, Wide8, 8192, 8192>, 2>("8192x8192", 8, 1,
+                                                       false);
+  // The same bytes and per-block work with no split-K at all.
+  run_layer<hd::WgmmaConfig<W4, Wide8, 65536, 1024>, 2>("65536x1024", 1, 1,
+                                                        true);
+  run_layer<hd::WgmmaConfig<W4, Wide8, 8192, 28672>, 2>("8192x28672", 8, 1,
+                                                        true);
+  run_layer<hd::WgmmaConfig<W4, Wide8, 28672, 8192>, 2>("28672x8192", 7, 1,
+                                                        true);
+  run_layer<hd::WgmmaConfig<W4, Narrow8, 4096, 4096>, 2>("4096x4096", 8, 1,
+                                                         true);
+  return 0;
+}
