@@ -23,25 +23,17 @@ namespace hummingd::device {
 // Small tiles fetch this many splits' partials at once.
 inline constexpr int kSplitBatch = 8;
 
-// live: bit i set when float4 i of the thread (values 4i..4i+3) will be
-// stored; the others (rows past M) are neither published nor read, and
-// come back meaningless (at M = 1 an 8-token tile moves a quarter of the
-// bytes).
 template <int kThreads, int kValues>
 HUMMINGD_DEVICE bool split_k_reduce(float (&r_acc)[kValues], float* g_slots,
                                     i64 slot_stride, u32* g_counter, int split,
-                                    int splits, int thread, u32 live) {
+                                    int splits, int thread) {
   static_assert(kValues % 4 == 0, "whole float4s");
-  static_assert(kValues / 4 <= 32, "one live bit per float4");
-  auto is_live = [&](int i) { return ((live >> i) & 1u) != 0u; };
   __shared__ u32 s_is_last;
   auto slot = [&](int z) { return g_slots + z * slot_stride; };
   float* g_mine = slot(split);
   HUMMINGD_UNROLL
   for (int i = 0; i < kValues / 4; ++i) {
-    if (is_live(i)) {
-      store_global_cg_v4(g_mine + (i * kThreads + thread) * 4, r_acc + 4 * i);
-    }
+    store_global_cg_v4(g_mine + (i * kThreads + thread) * 4, r_acc + 4 * i);
   }
   // The barrier orders every thread's partial before thread 0's arrival,
   // whose release (cumulative over what the barrier ordered) publishes the
@@ -69,7 +61,7 @@ HUMMINGD_DEVICE bool split_k_reduce(float (&r_acc)[kValues], float* g_slots,
       HUMMINGD_UNROLL
       for (int i = 0; i < kValues / 4; ++i) {
         float r_part[4];
-        if (z == split || !is_live(i)) {
+        if (z == split) {
           HUMMINGD_UNROLL
           for (int e = 0; e < 4; ++e) r_part[e] = r_acc[4 * i + e];
         } else {
@@ -91,7 +83,7 @@ HUMMINGD_DEVICE bool split_k_reduce(float (&r_acc)[kValues], float* g_slots,
         HUMMINGD_UNROLL
         for (int b = 0; b < kSplitBatch; ++b) {
           const int z = z0 + b;
-          if (z < splits && z != split && is_live(i)) {
+          if (z < splits && z != split) {
             load_global_cg_v4(slot(z) + (i * kThreads + thread) * 4, r_part[b]);
           }
         }
@@ -101,8 +93,7 @@ HUMMINGD_DEVICE bool split_k_reduce(float (&r_acc)[kValues], float* g_slots,
           if (z >= splits) break;
           HUMMINGD_UNROLL
           for (int e = 0; e < 4; ++e) {
-            r_sum[4 * i + e] +=
-                z == split || !is_live(i) ? r_acc[4 * i + e] : r_part[b][e];
+            r_sum[4 * i + e] += z == split ? r_acc[4 * i + e] : r_part[b][e];
           }
         }
       }
@@ -124,8 +115,7 @@ template <int kThreads, int kBlockRows, int kBlockCols, i64 kN, int kValues>
 HUMMINGD_DEVICE bool reduce_split_k_tile(float (&r_flat)[kValues],
                                          void* g_workspace, u32* g_counters,
                                          u32 block_m, u32 block_n, u32 split,
-                                         u32 splits, u32 thread,
-                                         u32 live = ~0u) {
+                                         u32 splits, u32 thread) {
   constexpr i64 kNBlocks = kN / kBlockCols;
   constexpr i64 kTileElems = static_cast<i64>(kBlockRows) * kBlockCols;
   float* g_slots =
@@ -138,7 +128,7 @@ HUMMINGD_DEVICE bool reduce_split_k_tile(float (&r_flat)[kValues],
   return split_k_reduce<kThreads>(r_flat, g_slots, kNBlocks * kTileElems,
                                   g_counter, static_cast<int>(split),
                                   static_cast<int>(splits),
-                                  static_cast<int>(thread), live);
+                                  static_cast<int>(thread));
 }
 
 // Two accumulators (row, col) and (row, col + 1) -> output, with the

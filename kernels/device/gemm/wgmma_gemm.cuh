@@ -48,7 +48,6 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
   // the slack (wgmma_shared_bytes).
   const u32 s_base = (shared_address_of(s_dynamic) + (kWgmmaSharedAlign - 1)) &
                      ~static_cast<u32>(kWgmmaSharedAlign - 1);
-  HUMMINGD_TIMELINE_MARK(thread, 0);  // entry
   WgmmaAccumulators<Config> acc;
   acc.clear();
   float(&r_acc)[kR][kT / 2] = acc.total;
@@ -96,7 +95,6 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
     if (t + 1 < kAhead) async_copy_commit();
   }
   grid_dependency_wait();
-  HUMMINGD_TIMELINE_MARK(thread, 1);  // the previous kernel is complete
   HUMMINGD_UNROLL
   for (int t = 0; t < kAhead; ++t) {
     if (t < tiles) copier.copy_activations(stage_of(t), t);
@@ -127,11 +125,8 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
     return static_cast<i64>(range.begin + t) * Tile::kBlockK;
   };
   for (int t = 0; t < tiles; ++t) {
-    const u32 s_stage = begin_tile(t);
-    if (t == 0) HUMMINGD_TIMELINE_MARK(thread, 2);          // first tile in
-    if (t == tiles - 1) HUMMINGD_TIMELINE_MARK(thread, 3);  // last tile in
-    wgmma_compute_tile<Config>(acc, s_stage, n0, k_of_tile(t), t > 0, warpgroup,
-                               warp_in_group, lane);
+    wgmma_compute_tile<Config>(acc, begin_tile(t), n0, k_of_tile(t), t > 0,
+                               warpgroup, warp_in_group, lane);
   }
   wgmma_wait<0>();
   async_copy_wait<0>();
@@ -144,46 +139,35 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
     HUMMINGD_UNROLL
     for (int i = 0; i < kT / 2; ++i) wgmma_fence_operand(r_acc[r][i]);
   }
-  HUMMINGD_TIMELINE_MARK(thread, 4);  // accumulators final
 
-  // Output element of accumulator j of thread `owner`: the D fragment of
-  // its warpgroup's row blocks, transposed (swap AB: D's rows are Y's
-  // columns).
-  auto store_value = [&](int owner, int j, float value) {
-    const int owner_lane = owner & 31;
-    const int owner_warp = owner >> 5;
-    const int r = j / (kT / 2);
-    const int i = (j % (kT / 2)) / 4;
-    const int e = j % 4;
-    const i64 row = m0 + 8 * i + 2 * (owner_lane & 3) + (e & 1);
-    const i64 col = n0 + ((owner_warp >> 2) * kR + r) * kWgmmaRowsPerWarpgroup +
-                    (owner_warp & 3) * 16 + (owner_lane >> 2) + 8 * (e >> 1);
-    store_output_element<Format, Config::kN>(args.y, args.secondary_scale,
-                                             args.bias, m, row, col, value);
-  };
-  float(&r_flat)[Config::kAccumulators] =
-      reinterpret_cast<float(&)[Config::kAccumulators]>(r_acc);
   if (splits > 1) {
-    // Float4 i of the thread holds rows 8 (i % (kT / 8)) + 2 (lane % 4)
-    // (+ 1) of the token tile: those wholly past M need not travel.
-    u32 live = 0;
-    HUMMINGD_UNROLL
-    for (int i = 0; i < Config::kAccumulators / 4; ++i) {
-      const i64 row = m0 + 8 * (i % (kT / 8)) + 2 * (lane & 3);
-      live |= static_cast<u32>(row < m) << i;
-    }
-    const bool last =
-        reduce_split_k_tile<Config::kThreads, kT, Tile::kBlockN, Config::kN>(
+    float(&r_flat)[Config::kAccumulators] =
+        reinterpret_cast<float(&)[Config::kAccumulators]>(r_acc);
+    if (!reduce_split_k_tile<Config::kThreads, kT, Tile::kBlockN, Config::kN>(
             r_flat, args.workspace, args.split_counters, block_m, block_n,
-            split, splits, thread, live);
-    HUMMINGD_TIMELINE_MARK(thread, 5);  // split-K arrival (and sum) done
-    if (!last) return;
+            split, splits, thread)) {
+      return;
+    }
   }
+
+  const int g = lane >> 2;
+  const int t4 = lane & 3;
   HUMMINGD_UNROLL
-  for (int j = 0; j < Config::kAccumulators; ++j) {
-    store_value(static_cast<int>(thread), j, r_flat[j]);
+  for (int r = 0; r < kR; ++r) {
+    const i64 col0 = n0 + (warpgroup * kR + r) * kWgmmaRowsPerWarpgroup +
+                     warp_in_group * 16 + g;
+    HUMMINGD_UNROLL
+    for (int i = 0; i < kT / 8; ++i) {
+      HUMMINGD_UNROLL
+      for (int e = 0; e < 4; ++e) {
+        const i64 row = m0 + 8 * i + 2 * t4 + (e & 1);
+        const i64 col = col0 + 8 * (e >> 1);
+        store_output_element<Format, Config::kN>(args.y, args.secondary_scale,
+                                                 args.bias, m, row, col,
+                                                 r_acc[r][4 * i + e]);
+      }
+    }
   }
-  HUMMINGD_TIMELINE_MARK(thread, 6);  // output stored
 }
 
 #endif  // HUMMINGD_HAS_WGMMA
