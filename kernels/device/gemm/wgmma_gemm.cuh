@@ -48,6 +48,7 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
   // the slack (wgmma_shared_bytes).
   const u32 s_base = (shared_address_of(s_dynamic) + (kWgmmaSharedAlign - 1)) &
                      ~static_cast<u32>(kWgmmaSharedAlign - 1);
+  HUMMINGD_TIMELINE_MARK(thread, 0);  // entry
   WgmmaAccumulators<Config> acc;
   acc.clear();
   float(&r_acc)[kR][kT / 2] = acc.total;
@@ -95,6 +96,7 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
     if (t + 1 < kAhead) async_copy_commit();
   }
   grid_dependency_wait();
+  HUMMINGD_TIMELINE_MARK(thread, 1);  // the previous kernel is complete
   HUMMINGD_UNROLL
   for (int t = 0; t < kAhead; ++t) {
     if (t < tiles) copier.copy_activations(stage_of(t), t);
@@ -125,8 +127,11 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
     return static_cast<i64>(range.begin + t) * Tile::kBlockK;
   };
   for (int t = 0; t < tiles; ++t) {
-    wgmma_compute_tile<Config>(acc, begin_tile(t), n0, k_of_tile(t), t > 0,
-                               warpgroup, warp_in_group, lane);
+    const u32 s_stage = begin_tile(t);
+    if (t == 0) HUMMINGD_TIMELINE_MARK(thread, 2);          // first tile in
+    if (t == tiles - 1) HUMMINGD_TIMELINE_MARK(thread, 3);  // last tile in
+    wgmma_compute_tile<Config>(acc, s_stage, n0, k_of_tile(t), t > 0, warpgroup,
+                               warp_in_group, lane);
   }
   wgmma_wait<0>();
   async_copy_wait<0>();
@@ -139,15 +144,17 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
     HUMMINGD_UNROLL
     for (int i = 0; i < kT / 2; ++i) wgmma_fence_operand(r_acc[r][i]);
   }
+  HUMMINGD_TIMELINE_MARK(thread, 4);  // accumulators final
 
   if (splits > 1) {
     float(&r_flat)[Config::kAccumulators] =
         reinterpret_cast<float(&)[Config::kAccumulators]>(r_acc);
-    if (!reduce_split_k_tile<Config::kThreads, kT, Tile::kBlockN, Config::kN>(
+    const bool last =
+        reduce_split_k_tile<Config::kThreads, kT, Tile::kBlockN, Config::kN>(
             r_flat, args.workspace, args.split_counters, block_m, block_n,
-            split, splits, thread)) {
-      return;
-    }
+            split, splits, thread);
+    HUMMINGD_TIMELINE_MARK(thread, 5);  // split-K arrival (and sum) done
+    if (!last) return;
   }
 
   const int g = lane >> 2;
@@ -168,6 +175,7 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
       }
     }
   }
+  HUMMINGD_TIMELINE_MARK(thread, 6);  // output stored
 }
 
 #endif  // HUMMINGD_HAS_WGMMA
