@@ -25,11 +25,13 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 namespace {
 
-constexpr int kMarks = 8;  // 0..6 the skeleton's marks, 7 the SM id
+constexpr int kMarks = 8;         // 0..6 the skeleton's marks, 7 the SM id
+const char* g_csv_dir = nullptr;  // argv[1]: per-block CSV files go there
 __shared__ unsigned long long* s_timeline_row;
 
 }  // namespace
@@ -270,6 +272,36 @@ std::vector<uint16_t> run_layer(const char* name, int splits, int m, bool pdl) {
     most = std::max(most, c);
   }
   std::printf("SMs used %d, most blocks on one SM %d\n", used, most);
+  // Every block of that launch, for a closer look: grid position, SM and
+  // marks in µs from the launch's first entry.
+  if (g_csv_dir != nullptr) {
+    char path[512];
+    std::snprintf(path, sizeof(path), "%s/%s-m%d-%s.csv", g_csv_dir, name, m,
+                  pdl ? "pdl" : "nopdl");
+    for (char* c = path + std::strlen(g_csv_dir) + 1; *c; ++c) {
+      if (*c == ' ') *c = '_';
+    }
+    if (FILE* file = std::fopen(path, "w")) {
+      std::fprintf(file, "block_n,split,sm,blocks_on_sm");
+      for (int p = 0; p < 7; ++p) std::fprintf(file, ",mark%d", p);
+      std::fprintf(file, "\n");
+      for (int b = 0; b < blocks; ++b) {
+        const int sm = static_cast<int>(stamp(mid, b, 7) & 255);
+        std::fprintf(file, "%d,%d,%d,%d", (b / m_blocks) % n_blocks,
+                     b / (m_blocks * n_blocks), sm, per_sm[sm]);
+        for (int p = 0; p < 7; ++p) {
+          const unsigned long long s = stamp(mid, b, p);
+          std::fprintf(
+              file, ",%.3f",
+              s == 0 ? -1.0
+                     : (static_cast<double>(s) - static_cast<double>(origin)) *
+                           1e-3);
+        }
+        std::fprintf(file, "\n");
+      }
+      std::fclose(file);
+    }
+  }
 
   CHECK(cudaGraphExecDestroy(exec));
   CHECK(cudaGraphDestroy(graph));
@@ -293,23 +325,17 @@ using W4 = hd::GemmFormat<hd::CodeKind::kUint, 4, 0, 0, hd::ScaleLayout::kGroup,
                           hd::ScalarType::kFp16, false>;
 using Wide8 = hd::WgmmaTile<8, 256, 128, 2, 5, false>;
 using Narrow8 = hd::WgmmaTile<8, 128, 128, 2, 10, false>;
-
 }  // namespace
 
-int main() {
-  // Planner v3's M <= 8 tiles and splits.
-  run_layer<hd::WgmmaConfig<W4, Wide8, 8192, 8192>, 2>("8192x8192", 8, 1, true);
-  run_layer<hd::WgmmaConfig<W4, Wide8, 8192, 8192>, 2>("8192x8192", 8, 8, true);
-  run_layer<hd::WgmmaConfig<W4, Wide8, 8192, 8192>, 2>("8192x8192", 8, 1,
-                                                       false);
-  // The same bytes and per-block work with no split-K at all.
-  run_layer<hd::WgmmaConfig<W4, Wide8, 65536, 1024>, 2>("65536x1024", 1, 1,
-                                                        true);
-  run_layer<hd::WgmmaConfig<W4, Wide8, 8192, 28672>, 2>("8192x28672", 8, 1,
-                                                        true);
-  run_layer<hd::WgmmaConfig<W4, Wide8, 28672, 8192>, 2>("28672x8192", 7, 1,
-                                                        true);
-  run_layer<hd::WgmmaConfig<W4, Narrow8, 4096, 4096>, 2>("4096x4096", 8, 1,
-                                                         true);
+int main(int argc, char** argv) {
+  if (argc > 1) g_csv_dir = argv[1];
+  using hd::WgmmaConfig;
+  // Planner v3's M <= 8 tiles and splits on the issue's layers.
+  run_layer<WgmmaConfig<W4, Wide8, 8192, 8192>, 2>("8192x8192", 8, 1, true);
+  run_layer<WgmmaConfig<W4, Wide8, 8192, 8192>, 2>("8192x8192", 8, 1, false);
+  run_layer<WgmmaConfig<W4, Wide8, 8192, 28672>, 2>("8192x28672", 8, 1, true);
+  run_layer<WgmmaConfig<W4, Wide8, 28672, 8192>, 2>("28672x8192", 7, 1, true);
+  run_layer<WgmmaConfig<W4, Narrow8, 4096, 4096>, 2>("4096x4096", 8, 1, true);
+  run_layer<WgmmaConfig<W4, Narrow8, 4096, 14336>, 2>("4096x14336", 8, 1, true);
   return 0;
 }

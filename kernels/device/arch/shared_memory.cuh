@@ -26,6 +26,22 @@ HUMMINGD_DEVICE void load_shared_v4(const u32* s_src, u32* r_dst) {
                : "memory");
 }
 
+// A kBytes (1, 2 or 4) element at a shared address aligned to it,
+// zero-extended.
+template <int kBytes>
+HUMMINGD_DEVICE u32 load_shared_element(u32 s_address) {
+  u32 value;
+  if constexpr (kBytes == 1) {
+    asm volatile("ld.shared.u8 %0, [%1];" : "=r"(value) : "r"(s_address));
+  } else if constexpr (kBytes == 2) {
+    asm volatile("ld.shared.u16 %0, [%1];" : "=r"(value) : "r"(s_address));
+  } else {
+    static_assert(kBytes == 4, "1, 2 or 4 bytes");
+    asm volatile("ld.shared.u32 %0, [%1];" : "=r"(value) : "r"(s_address));
+  }
+  return value;
+}
+
 HUMMINGD_DEVICE void warp_sync() { __syncwarp(); }
 
 #endif  // __CUDA_ARCH__

@@ -24,27 +24,52 @@ HUMMINGD_HD constexpr int round_up_int(int value, int multiple) {
 }
 
 // Bytes of one pipeline stage, in order: the activation tile (kTokens rows
-// x kBlockK, 128-byte swizzled, 64 columns per 1024-aligned panel), the
-// weight units, the staged scale words and zero-point words (one 4-byte
-// word per (row, scale entry of the k-tile); zero_words false without
-// integer or float zero points). Rounded up to the swizzle atom.
+// x kBlockK, 128-byte swizzled, 64 columns per 1024-aligned panel) and the
+// weight units. Rounded up to the swizzle atom.
 HUMMINGD_HD constexpr int wgmma_stage_bytes(int tokens, int block_n,
-                                            int block_k, int bits,
-                                            int scale_entries,
-                                            bool zero_words) {
+                                            int block_k, int bits) {
   const int x_bytes = tokens * block_k * 2;
   const int w_bytes =
       (block_n / kGemmUnitRows) * (block_k / kGemmUnitCols) * 128 * bits;
-  const int scale_bytes = block_n * scale_entries * 4;
-  return round_up_int(x_bytes + w_bytes + scale_bytes * (zero_words ? 2 : 1),
-                      kWgmmaSharedAlign);
+  return round_up_int(x_bytes + w_bytes, kWgmmaSharedAlign);
 }
 
-// Dynamic shared memory of a launch: the stages, one 8-byte mbarrier per
-// stage (the weights' bulk copies complete on it), and the slack that
-// aligns the first stage to 1024 bytes.
-HUMMINGD_HD constexpr int wgmma_shared_bytes(int stages, int stage_bytes) {
-  return stages * stage_bytes + stages * 8 + kWgmmaSharedAlign;
+// Scales and zero points travel in chunks, not with every stage: a chunk
+// holds, for each row of the block, the elements of chunk_tiles
+// consecutive k-tiles of the split as one 16-byte-aligned window of the
+// row's checkpoint scales (one 16-byte copy per row and window word, not a
+// scattered 4-byte copy per row and tile: those cost 8-20% of the decode
+// kernel's time, bench/decode-notes.md v16). A chunk spans at least 16
+// bytes of elements and at least the ring's lead (stages - 2 tiles), so
+// that two chunk buffers suffice: chunk c + 1 lands with its first tile,
+// whose copy is issued once chunk c - 1 is no longer read.
+HUMMINGD_HD constexpr int wgmma_scale_chunk_tiles(int stages,
+                                                  int entries_per_tile,
+                                                  int element_bytes) {
+  const int fill = 16 / (entries_per_tile * element_bytes);
+  const int at_least = fill > 1 ? fill : 1;
+  return at_least > stages - 2 ? at_least : stages - 2;
+}
+
+// 16-byte words of one row's window: the chunk's entries (a chunk of whole
+// tiles never spans more than chunk_tiles * entries_per_tile of them),
+// starting anywhere in a 16-byte word.
+HUMMINGD_HD constexpr int wgmma_chunk_window_words(int chunk_tiles,
+                                                   int entries_per_tile,
+                                                   int element_bytes) {
+  return (chunk_tiles * entries_per_tile * element_bytes - element_bytes + 31) /
+         16;
+}
+
+// Dynamic shared memory of a launch: the stages, the two chunk buffers
+// (chunk_bytes each: the block's scale windows, then its zero-point
+// windows), one 8-byte mbarrier per stage (the weights' bulk copies
+// complete on it), and the slack that aligns the first stage to 1024
+// bytes.
+HUMMINGD_HD constexpr int wgmma_shared_bytes(int stages, int stage_bytes,
+                                             int chunk_bytes) {
+  return stages * stage_bytes + 2 * chunk_bytes + stages * 8 +
+         kWgmmaSharedAlign;
 }
 
 // Scale entries one k-tile of kBlockK columns spans (the entry tile is
@@ -103,14 +128,31 @@ struct WgmmaConfig : GemmScaleTiling<Format_, kN_, kK_> {
   static constexpr int kStageXBytes = kTokens * Tile::kBlockK * 2;
   static constexpr int kStageWBytes =
       (Tile::kBlockN / kGemmUnitRows) * kUnitsKPerTile * kUnitWords * 4;
-  static constexpr int kStageScaleBytes = Tile::kBlockN * kScaleEntries * 4;
   static constexpr int kOffsetW = kStageXBytes;
-  static constexpr int kOffsetScales = kOffsetW + kStageWBytes;
-  static constexpr int kOffsetZeros = kOffsetScales + kStageScaleBytes;
-  static constexpr int kStageBytes = wgmma_stage_bytes(
-      kTokens, Tile::kBlockN, Tile::kBlockK, kBits, kScaleEntries, kZeroWords);
+  static constexpr int kStageBytes =
+      wgmma_stage_bytes(kTokens, Tile::kBlockN, Tile::kBlockK, kBits);
+  // Scale / zero-point chunks (wgmma_scale_chunk_tiles): one buffer is the
+  // kBlockN rows' scale windows, then their zero-point windows.
+  static constexpr int kChunkTiles =
+      wgmma_scale_chunk_tiles(Tile::kStages, kScaleEntries, kScaleElementBytes);
+  static constexpr int kScaleWindowWords =
+      wgmma_chunk_window_words(kChunkTiles, kScaleEntries, kScaleElementBytes);
+  static constexpr int kZeroWindowWords =
+      kZeroWords ? wgmma_chunk_window_words(kChunkTiles, kScaleEntries,
+                                            kZeroElementBytes)
+                 : 0;
+  static constexpr int kOffsetChunkZeros =
+      Tile::kBlockN * kScaleWindowWords * 16;
+  static constexpr int kChunkBytes =
+      Tile::kBlockN * (kScaleWindowWords + kZeroWindowWords) * 16;
+  // Bytes of the checkpoint scale (and zero-point) tensors: a window's last
+  // word copies only what lies inside.
+  static constexpr i64 kScaleTensorBytes =
+      (kN / kScaleTileN) * kScaleColumns * kScaleElementBytes;
+  static constexpr i64 kZeroTensorBytes =
+      (kN / kScaleTileN) * kScaleColumns * kZeroElementBytes;
   static constexpr int kSharedBytes =
-      wgmma_shared_bytes(Tile::kStages, kStageBytes);
+      wgmma_shared_bytes(Tile::kStages, kStageBytes, kChunkBytes);
 
   static_assert(kTokens == 8 || kTokens == 16 || kTokens == 32 || kTokens == 64,
                 "token tiles of 8, 16, 32 or 64 (wgmma n)");
@@ -129,6 +171,8 @@ struct WgmmaConfig : GemmScaleTiling<Format_, kN_, kK_> {
                 "N must be a multiple of the scale tile");
   static_assert(Tile::kStages >= 3,
                 "the copy runs two tiles behind the wgmma reads");
+  static_assert(kChunkTiles >= Tile::kStages - 2,
+                "two chunk buffers: a chunk spans at least the ring's lead");
 };
 
 }  // namespace hummingd::device

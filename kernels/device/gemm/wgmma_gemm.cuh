@@ -53,14 +53,21 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
   acc.clear();
   float(&r_acc)[kR][kT / 2] = acc.total;
 
-  // One mbarrier per stage after the ring (bulk weights): the stage's
-  // weight copies complete on it, once per use of the slot.
-  const u32 s_barriers = s_base + Tile::kStages * Config::kStageBytes;
+  // After the ring: the two scale chunk buffers, then one mbarrier per stage
+  // (bulk weights: the stage's weight copies complete on it, once per use
+  // of the slot).
+  const u32 s_chunks = s_base + Tile::kStages * Config::kStageBytes;
+  const u32 s_barriers = s_chunks + 2 * Config::kChunkBytes;
   auto stage_of = [&](int tile) {
     return s_base + (tile % Tile::kStages) * Config::kStageBytes;
   };
   auto barrier_of = [&](int tile) {
     return s_barriers + (tile % Tile::kStages) * 8;
+  };
+  // Chunk c of the split (tiles c * kChunkTiles ..) lives in buffer c % 2.
+  constexpr int kChunkTiles = Config::kChunkTiles;
+  auto chunk_buffer = [&](int chunk) {
+    return s_chunks + (chunk & 1) * Config::kChunkBytes;
   };
   if constexpr (Tile::kBulkWeights) {
     if (thread == 0) {
@@ -88,6 +95,9 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
   // all of those activations go into the last prologue group, so the first
   // iteration waits for the whole prologue.
   constexpr int kAhead = Tile::kStages - 2;
+  // Chunk 0's scales (read-only) travel with tile 0; kChunkTiles >= kAhead,
+  // so no other chunk starts inside the prologue.
+  if (tiles > 0) copier.copy_chunk(chunk_buffer(0), range.begin);
   HUMMINGD_UNROLL
   for (int t = 0; t < kAhead; ++t) {
     if (t < tiles) {
@@ -119,6 +129,13 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
     if (t + kAhead < tiles) {
       copier.copy(stage_of(t + kAhead), barrier_of(t + kAhead), t + kAhead,
                   range.begin);
+      // A chunk lands with its first tile. Its buffer last held chunk
+      // c - 2, whose tiles all ended before tile t (kChunkTiles >= kAhead)
+      // and so before the barrier above.
+      if ((t + kAhead) % kChunkTiles == 0) {
+        copier.copy_chunk(chunk_buffer((t + kAhead) / kChunkTiles),
+                          range.begin + t + kAhead);
+      }
     }
     async_copy_commit();
     return stage_of(t);
@@ -130,8 +147,12 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
     const u32 s_stage = begin_tile(t);
     if (t == 0) HUMMINGD_TIMELINE_MARK(thread, 2);          // first tile in
     if (t == tiles - 1) HUMMINGD_TIMELINE_MARK(thread, 3);  // last tile in
-    wgmma_compute_tile<Config>(acc, s_stage, n0, k_of_tile(t), t > 0, warpgroup,
-                               warp_in_group, lane);
+    const int chunk = t / kChunkTiles;
+    const WgmmaChunk chunk_of_tile{
+        chunk_buffer(chunk),
+        wgmma_chunk_first_column<Config>(range.begin + chunk * kChunkTiles)};
+    wgmma_compute_tile<Config>(acc, s_stage, chunk_of_tile, n0, k_of_tile(t),
+                               t > 0, warpgroup, warp_in_group, lane);
   }
   wgmma_wait<0>();
   async_copy_wait<0>();

@@ -24,6 +24,7 @@
 // so fold points cost nothing at run time.
 
 #include "arch/platform.cuh"
+#include "arch/shared_memory.cuh"
 #include "arch/wgmma.cuh"
 #include "gemm/wgmma_config.cuh"
 #include "memory/gemm_tiles.cuh"
@@ -92,50 +93,61 @@ struct WgmmaAccumulators {
   }
 };
 
-// The staged element (scale or zero point) of the thread's row
-// unit_local * 16 + g + 8 j at column k_local of the tile, zero-extended.
-template <class Config, int kOffset, int kElementBytes>
-HUMMINGD_DEVICE u32 load_row_element(u32 s_stage, i64 n0, int unit_local, int j,
-                                     i64 k_tile0, int k_local, int lane) {
-  const int e = Config::kScaleEntries == 1
-                    ? 0
-                    : static_cast<int>(k_local / Config::kScaleTileK);
+// Where a tile finds its scales and zero points: the chunk buffer and the
+// entry column its windows start at (memory/wgmma_tiles.cuh).
+struct WgmmaChunk {
+  u32 s_buffer;
+  i64 first_col;
+};
+
+// The element (scale, or zero point with kZero) of the thread's row
+// unit_local * 16 + g + 8 j at column k_local of the tile, from its row's
+// window in the chunk buffer, zero-extended.
+template <class Config, bool kZero>
+HUMMINGD_DEVICE u32 load_row_element(const WgmmaChunk& chunk, i64 n0,
+                                     int unit_local, int j, i64 k_tile0,
+                                     int k_local, int lane) {
+  constexpr int kBytes =
+      kZero ? Config::kZeroElementBytes : Config::kScaleElementBytes;
+  constexpr int kWords =
+      kZero ? Config::kZeroWindowWords : Config::kScaleWindowWords;
+  constexpr int kOffset = kZero ? Config::kOffsetChunkZeros : 0;
   const int row_local = unit_local * 16 + (lane >> 2) + 8 * j;
-  const i64 entry =
-      ((n0 + row_local) / Config::kScaleTileN) * Config::kScaleColumns +
-      (k_tile0 + k_local) / Config::kScaleTileK;
-  const u32 word_index =
-      static_cast<u32>(row_local * Config::kScaleEntries + e) * 4u;
-  return element_of_word<kElementBytes>(
-      load_shared_u32(s_stage + kOffset + word_index), entry);
+  const i64 row = n0 + row_local;
+  const i64 byte = ((row / Config::kScaleTileN) * Config::kScaleColumns +
+                    (k_tile0 + k_local) / Config::kScaleTileK) *
+                   kBytes;
+  const i64 base = wgmma_window_base<Config, kBytes>(row, chunk.first_col);
+  return load_shared_element<kBytes>(
+      chunk.s_buffer + kOffset +
+      static_cast<u32>(row_local * kWords * 16 + (byte - base)));
 }
 
 template <class Config>
 HUMMINGD_DEVICE typename OperandDecoder<typename Config::Format>::Entry
-load_decoder_entry(u32 s_stage, i64 n0, int unit_local, int j, i64 k_tile0,
-                   int k_local, int lane, bool with_scale) {
+load_decoder_entry(const WgmmaChunk& chunk, i64 n0, int unit_local, int j,
+                   i64 k_tile0, int k_local, int lane, bool with_scale) {
   using Decoder = OperandDecoder<typename Config::Format>;
   u32 raw_scale = 0;
   if (with_scale) {
-    raw_scale = load_row_element<Config, Config::kOffsetScales,
-                                 Config::kScaleElementBytes>(
-        s_stage, n0, unit_local, j, k_tile0, k_local, lane);
+    raw_scale = load_row_element<Config, false>(chunk, n0, unit_local, j,
+                                                k_tile0, k_local, lane);
   }
   u32 raw_zero = 0;
   if constexpr (Config::kZeroWords) {
-    raw_zero = load_row_element<Config, Config::kOffsetZeros,
-                                Config::kZeroElementBytes>(
-        s_stage, n0, unit_local, j, k_tile0, k_local, lane);
+    raw_zero = load_row_element<Config, true>(chunk, n0, unit_local, j, k_tile0,
+                                              k_local, lane);
   }
   return Decoder::prepare(raw_scale, raw_zero);
 }
 
-// Computes k-tile k_tile0 (columns) from the stage at s_stage.
-// has_previous_tile: an earlier tile of this split ran (its last period is
-// folded at this tile's first step).
+// Computes k-tile k_tile0 (columns) from the stage at s_stage, with the
+// scales of `chunk`. has_previous_tile: an earlier tile of this split ran
+// (its last period is folded at this tile's first step).
 template <class Config>
 HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
-                                        u32 s_stage, i64 n0, i64 k_tile0,
+                                        u32 s_stage, const WgmmaChunk& chunk,
+                                        i64 n0, i64 k_tile0,
                                         bool has_previous_tile, int warpgroup,
                                         int warp_in_group, int lane) {
   using Format = typename Config::Format;
@@ -179,7 +191,7 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
           HUMMINGD_UNROLL
           for (int j = 0; j < 2; ++j) {
             r_unit_entry[r][ee][j] = load_decoder_entry<Config>(
-                s_stage, n0, unit_local, j, k_tile0, ku * 64 + ee * 16, lane,
+                chunk, n0, unit_local, j, k_tile0, ku * 64 + ee * 16, lane,
                 /*with_scale=*/true);
           }
         }
@@ -202,11 +214,10 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
             HUMMINGD_UNROLL
             for (int j = 0; j < 2; ++j) {
               r_new_scale[r][j] = prepare_fragment_scale<Format>(
-                  load_row_element<Config, Config::kOffsetScales,
-                                   Config::kScaleElementBytes>(
-                      s_stage, n0, unit_local, j, k_tile0, q * 16, lane));
+                  load_row_element<Config, false>(chunk, n0, unit_local, j,
+                                                  k_tile0, q * 16, lane));
               r_fold_entry[r][j] = load_decoder_entry<Config>(
-                  s_stage, n0, unit_local, j, k_tile0, q * 16, lane,
+                  chunk, n0, unit_local, j, k_tile0, q * 16, lane,
                   /*with_scale=*/false);
             }
           }

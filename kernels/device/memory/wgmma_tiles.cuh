@@ -13,11 +13,12 @@
 //    (arch/wgmma.cuh): panel p (columns 64p..64p+63) of kTokens rows,
 //    row r's 16-byte chunk c at p * kTokens * 128 + r * 128 + (c ^ (r % 8)) *
 //    16;
-//  - for every row of the block and scale entry of the k-tile, the aligned
-//    4-byte word holding that scale element (and zero-point element), so
-//    the k-loop never waits on a global load. Reading the containing word
-//    stays inside the buffer: every scale and zero-point tensor is a
-//    multiple of 4 bytes (N is a multiple of 16).
+//  - not per stage but per chunk of Config::kChunkTiles k-tiles (two
+//    buffers after the ring, gemm/wgmma_config.cuh): for every row of the
+//    block, the 16-byte-aligned window of its checkpoint scales (and zero
+//    points) that holds the chunk's elements, so the k-loop never waits on a
+//    global load; a window's last word copies only what lies inside the
+//    tensor.
 // Device only.
 
 #include "arch/async_copy.cuh"
@@ -37,18 +38,25 @@ HUMMINGD_HD u32 wgmma_x_offset(int row, int chunk) {
                           (((chunk & 7) ^ (row & 7)) << 4));
 }
 
-#if defined(__CUDA_ARCH__)
-
-HUMMINGD_DEVICE void copy_4_async(u32 s_dst, const void* g_src) {
-#if defined(HUMMINGD_HAS_CP_ASYNC)
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(s_dst),
-               "l"(g_src)
-               : "memory");
-#else
-  const u32 value = *static_cast<const u32*>(g_src);
-  asm volatile("st.shared.u32 [%0], %1;" ::"r"(s_dst), "r"(value) : "memory");
-#endif
+// Entry column of the scale tensors where the chunk starting at k-tile
+// first_tile begins.
+template <class Config>
+HUMMINGD_HD i64 wgmma_chunk_first_column(int first_tile) {
+  return static_cast<i64>(first_tile) * Config::Tile::kBlockK /
+         Config::kScaleTileK;
 }
+
+// Byte offset, in a checkpoint scale (or zero-point) tensor of
+// kElementBytes elements, of the 16-byte word where row's window for a
+// chunk starting at entry column first_col begins.
+template <class Config, int kElementBytes>
+HUMMINGD_HD i64 wgmma_window_base(i64 row, i64 first_col) {
+  return (((row / Config::kScaleTileN) * Config::kScaleColumns + first_col) *
+          kElementBytes) &
+         ~i64{15};
+}
+
+#if defined(__CUDA_ARCH__)
 
 // One thread's share of every stage copy, with the global addresses of
 // the first k-tile computed once: a later tile only adds its k offset, so
@@ -73,9 +81,6 @@ struct WgmmaStageCopier {
       Tile::kBulkWeights ? 0 : (kWChunks + kThreads - 1) / kThreads;
   static constexpr i64 kWTileWords =
       static_cast<i64>(Config::kUnitsKPerTile) * Config::kUnitWords;
-  // Scale words: kBlockN rows x kScaleEntries.
-  static constexpr int kScaleWords = Tile::kBlockN * Config::kScaleEntries;
-  static constexpr int kScaleSlots = (kScaleWords + kThreads - 1) / kThreads;
 
   const u16* g_x[kXSlots];
   u32 s_x[kXSlots];
@@ -86,17 +91,17 @@ struct WgmmaStageCopier {
   // cp.async: this thread's 16-byte chunks at tile 0.
   const u32* g_w[kWSlots > 0 ? kWSlots : 1];
   u32 s_w[kWSlots > 0 ? kWSlots : 1];
-  i64 scale_row_entry[kScaleSlots];  // entry of the row at k = 0
-  int scale_e[kScaleSlots];
   const u8* g_scales;
   const u8* g_zeros;
+  i64 n0;
   int thread;
 
   // k_tile0: the first k-tile this block copies.
-  HUMMINGD_DEVICE WgmmaStageCopier(const GemmArgs& args, i64 m0, i64 n0,
+  HUMMINGD_DEVICE WgmmaStageCopier(const GemmArgs& args, i64 m0, i64 n0_,
                                    int k_tile0, int thread_)
       : g_scales(static_cast<const u8*>(args.scales)),
         g_zeros(static_cast<const u8*>(args.zero_points)),
+        n0(n0_),
         thread(thread_) {
     const i64 k0 = static_cast<i64>(k_tile0) * Tile::kBlockK;
     const u16* x = static_cast<const u16*>(args.x);
@@ -130,14 +135,6 @@ struct WgmmaStageCopier {
       s_w[i] =
           static_cast<u32>(Config::kOffsetW + run * kRunBytes + chunk * 16);
     }
-    HUMMINGD_UNROLL
-    for (int i = 0; i < kScaleSlots; ++i) {
-      const int id = min_int(thread + i * kThreads, kScaleWords - 1);
-      const int row = id / Config::kScaleEntries;
-      scale_e[i] = id % Config::kScaleEntries;
-      scale_row_entry[i] =
-          ((n0 + row) / Config::kScaleTileN) * Config::kScaleColumns;
-    }
   }
 
   HUMMINGD_DEVICE static int min_int(int a, int b) { return a < b ? a : b; }
@@ -162,8 +159,8 @@ struct WgmmaStageCopier {
     }
   }
 
-  // The read-only part of a stage: weight units (bulk on s_barrier, or
-  // cp.async) and scale words (cp.async).
+  // The read-only part of a stage: its weight units (bulk on s_barrier, or
+  // cp.async).
   HUMMINGD_DEVICE void copy_weights(u32 s_stage, u32 s_barrier, int tile,
                                     int k_tile0) const {
     if constexpr (Tile::kBulkWeights) {
@@ -181,41 +178,47 @@ struct WgmmaStageCopier {
         if (kWChunks % kThreads != 0 && thread + i * kThreads >= kWChunks) {
           break;
         }
-        copy_16_async_bytes(s_stage + s_w[i], g_w[i] + tile * kWTileWords,
-                            16u);
+        copy_16_async_bytes(s_stage + s_w[i], g_w[i] + tile * kWTileWords, 16u);
       }
     }
-    const i64 k0 = static_cast<i64>(k_tile0 + tile) * Tile::kBlockK;
+  }
+
+  // Copies the scale (and zero-point) windows of the chunk whose first
+  // k-tile is first_tile into the chunk buffer s_chunk (cp.async, in the
+  // caller's commit group).
+  HUMMINGD_DEVICE void copy_chunk(u32 s_chunk, int first_tile) const {
+    const i64 first_col = wgmma_chunk_first_column<Config>(first_tile);
+    copy_windows<Config::kScaleWindowWords, Config::kScaleElementBytes>(
+        s_chunk, g_scales, Config::kScaleTensorBytes, first_col);
+    if constexpr (Config::kZeroWords) {
+      copy_windows<Config::kZeroWindowWords, Config::kZeroElementBytes>(
+          s_chunk + Config::kOffsetChunkZeros, g_zeros,
+          Config::kZeroTensorBytes, first_col);
+    }
+  }
+
+ private:
+  template <int kWords, int kElementBytes>
+  HUMMINGD_DEVICE void copy_windows(u32 s_windows, const u8* g_tensor,
+                                    i64 tensor_bytes, i64 first_col) const {
+    constexpr int kItems = Tile::kBlockN * kWords;
     HUMMINGD_UNROLL
-    for (int i = 0; i < kScaleSlots; ++i) {
+    for (int i = 0; i < (kItems + kThreads - 1) / kThreads; ++i) {
       const int id = thread + i * kThreads;
-      if (kScaleWords % kThreads != 0 && id >= kScaleWords) break;
-      const i64 entry =
-          scale_row_entry[i] +
-          (k0 + scale_e[i] * Config::kScaleTileK) / Config::kScaleTileK;
-      const i64 scale_byte = entry * Config::kScaleElementBytes;
-      copy_4_async(s_stage + Config::kOffsetScales + id * 4,
-                   g_scales + (scale_byte & ~i64{3}));
-      if constexpr (Config::kZeroWords) {
-        const i64 zero_byte = entry * Config::kZeroElementBytes;
-        copy_4_async(s_stage + Config::kOffsetZeros + id * 4,
-                     g_zeros + (zero_byte & ~i64{3}));
-      }
+      if (kItems % kThreads != 0 && id >= kItems) break;
+      const int row = id / kWords;
+      const i64 src =
+          wgmma_window_base<Config, kElementBytes>(n0 + row, first_col) +
+          16 * (id % kWords);
+      const i64 left = tensor_bytes - src;
+      const u32 bytes = left >= 16 ? 16u
+                        : left > 0 ? static_cast<u32>(left)
+                                   : 0u;
+      copy_16_async_bytes(s_windows + id * 16, g_tensor + (bytes ? src : 0),
+                          bytes);
     }
   }
 };
-
-// The element of `entry` inside its staged word, zero-extended.
-template <int kElementBytes>
-HUMMINGD_DEVICE u32 element_of_word(u32 word, i64 entry) {
-  if constexpr (kElementBytes == 4) {
-    return word;
-  } else {
-    constexpr u32 kMask = (1u << (8 * kElementBytes)) - 1u;
-    const u32 shift = static_cast<u32>((entry * kElementBytes) & 3) * 8u;
-    return (word >> shift) & kMask;
-  }
-}
 
 #endif  // __CUDA_ARCH__
 
