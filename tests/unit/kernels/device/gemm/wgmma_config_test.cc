@@ -1,0 +1,139 @@
+// The wgmma decode kernel's shared-memory layout (gemm/wgmma_config.cuh),
+// compiled by the host compiler: the planner's GemmTileConfig::SharedBytes
+// (the launch's dynamic shared memory) must equal the bytes the kernel lays
+// out, for every scale dtype, granularity and zero-point kind, and a scale
+// chunk's window must hold every element the chunk's tiles read.
+
+#include "gemm/wgmma_config.cuh"
+
+#include <string>
+
+#include "gtest/gtest.h"
+#include "kernels/gemm_config.h"
+#include "kernels/quant_spec.h"
+#include "memory/wgmma_tiles.cuh"
+
+namespace hummingd {
+namespace {
+
+namespace hd = device;
+using CK = hd::CodeKind;
+using SL = hd::ScaleLayout;
+using ST = hd::ScalarType;
+using ZK = hd::ZeroKind;
+using SK = hd::SecondaryKind;
+
+template <class Config>
+void ExpectHostAgrees(const std::string& spec_text,
+                      const std::string& tile_text) {
+  SCOPED_TRACE(spec_text + " " + tile_text);
+  absl::StatusOr<QuantSpec> spec = ParseSpecText(spec_text);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(tile_text);
+  ASSERT_TRUE(tile.ok()) << tile.status();
+  EXPECT_EQ(tile->SharedBytes(Canonicalize(*spec)), Config::kSharedBytes);
+  EXPECT_GE(Config::kChunkTiles, Config::Tile::kStages - 2);
+}
+
+// Every (row, k-tile of the chunk) element lies inside the row's window of
+// the chunk, for every chunk start of a split.
+template <class Config, int kElementBytes, int kWords>
+void ExpectWindowsHoldTheirChunks() {
+  constexpr int kBlockK = Config::Tile::kBlockK;
+  for (int first_tile = 0; first_tile < Config::kKTiles; ++first_tile) {
+    const long long first_col =
+        hd::wgmma_chunk_first_column<Config>(first_tile);
+    for (long long row = 0; row < 64; ++row) {
+      const long long base =
+          hd::wgmma_window_base<Config, kElementBytes>(row, first_col);
+      const long long row_entry =
+          (row / Config::kScaleTileN) * Config::kScaleColumns;
+      for (int t = first_tile;
+           t < first_tile + Config::kChunkTiles && t < Config::kKTiles; ++t) {
+        for (int k = 0; k < kBlockK; k += 16) {
+          const long long byte =
+              (row_entry + (static_cast<long long>(t) * kBlockK + k) /
+                               Config::kScaleTileK) *
+              kElementBytes;
+          ASSERT_GE(byte, base);
+          ASSERT_LE(byte + kElementBytes, base + 16 * kWords)
+              << "row " << row << " chunk at tile " << first_tile << " tile "
+              << t << " column " << k;
+        }
+      }
+    }
+  }
+}
+
+TEST(WgmmaConfigTest, HostSharedBytesMatchTheKernelLayout) {
+  using W4 = hd::GemmFormat<CK::kUint, 4, 0, 0, SL::kGroup, 1, 128, ST::kFp16,
+                            ZK::kNone, SK::kNone, ST::kFp16, ST::kFp16, false>;
+  ExpectHostAgrees<
+      hd::WgmmaConfig<W4, hd::WgmmaTile<8, 256, 128, 2, 4>, 8192, 8192>>(
+      "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
+      "tile=8x256x128,warps=1x8,stages=4,mma=wgmma");
+  using W4Zero =
+      hd::GemmFormat<CK::kUint, 4, 0, 0, SL::kGroup, 1, 32, ST::kBf16,
+                     ZK::kInteger, SK::kNone, ST::kBf16, ST::kBf16, false>;
+  ExpectHostAgrees<
+      hd::WgmmaConfig<W4Zero, hd::WgmmaTile<16, 128, 128, 2, 8>, 4096, 4096>>(
+      "weight=uint4,group=32,scale=bf16,zero=int,act=bf16,out=bf16",
+      "tile=16x128x128,warps=1x8,stages=8,mma=wgmma");
+  using W8Float =
+      hd::GemmFormat<CK::kUint, 8, 0, 0, SL::kGroup, 1, 64, ST::kFp32,
+                     ZK::kFloat, SK::kNone, ST::kFp16, ST::kFp16, false>;
+  ExpectHostAgrees<
+      hd::WgmmaConfig<W8Float, hd::WgmmaTile<32, 128, 64, 2, 6>, 2048, 4096>>(
+      "weight=uint8,group=64,scale=fp32,zero=float,act=fp16,out=fp16",
+      "tile=32x128x64,warps=1x8,stages=6,mma=wgmma");
+  using E4Channel =
+      hd::GemmFormat<CK::kFloat, 8, 4, 3, SL::kChannel, 1, 1, ST::kBf16,
+                     ZK::kNone, SK::kNone, ST::kBf16, ST::kBf16, false>;
+  ExpectHostAgrees<hd::WgmmaConfig<
+      E4Channel, hd::WgmmaTile<8, 256, 64, 2, 5, true>, 4096, 8192>>(
+      "weight=e4m3,group=channel,scale=bf16,act=bf16,"
+      "out=bf16",
+      "tile=8x256x64,warps=1x8,stages=5,mma=wgmma,"
+      "copy=bulk");
+  using E2Micro =
+      hd::GemmFormat<CK::kFloat, 4, 2, 1, SL::kGroup, 1, 32, ST::kUe8m0,
+                     ZK::kNone, SK::kNone, ST::kFp16, ST::kFp16, false>;
+  ExpectHostAgrees<
+      hd::WgmmaConfig<E2Micro, hd::WgmmaTile<64, 128, 128, 2, 4>, 1024, 2048>>(
+      "weight=e2m1,group=32,scale=ue8m0,act=fp16,out=fp16",
+      "tile=64x128x128,warps=1x8,stages=4,mma=wgmma");
+}
+
+TEST(WgmmaConfigTest, ChunkWindowsHoldEveryElementTheirTilesRead) {
+  // fp16 scales, one entry per tile; groups of 32 (four per tile); groups
+  // wider than a tile (one entry per two tiles); channel-wise; 1-byte and
+  // 4-byte elements; a row length that is no multiple of 16 bytes (K / group
+  // = 5 entries of 2 bytes).
+  using G128 =
+      hd::GemmFormat<CK::kUint, 4, 0, 0, SL::kGroup, 1, 128, ST::kFp16,
+                     ZK::kNone, SK::kNone, ST::kFp16, ST::kFp16, false>;
+  using C1 = hd::WgmmaConfig<G128, hd::WgmmaTile<8, 128, 128, 2, 8>, 256, 2048>;
+  ExpectWindowsHoldTheirChunks<C1, 2, C1::kScaleWindowWords>();
+  using C5 = hd::WgmmaConfig<G128, hd::WgmmaTile<8, 128, 128, 2, 3>, 256, 640>;
+  ExpectWindowsHoldTheirChunks<C5, 2, C5::kScaleWindowWords>();
+  using G32 =
+      hd::GemmFormat<CK::kUint, 4, 0, 0, SL::kGroup, 1, 32, ST::kFp32,
+                     ZK::kInteger, SK::kNone, ST::kFp16, ST::kFp16, false>;
+  using C2 = hd::WgmmaConfig<G32, hd::WgmmaTile<8, 128, 128, 2, 6>, 256, 2048>;
+  ExpectWindowsHoldTheirChunks<C2, 4, C2::kScaleWindowWords>();
+  ExpectWindowsHoldTheirChunks<C2, 1, C2::kZeroWindowWords>();
+  using G256 =
+      hd::GemmFormat<CK::kUint, 8, 0, 0, SL::kGroup, 1, 256, ST::kUe8m0,
+                     ZK::kNone, SK::kNone, ST::kFp16, ST::kFp16, false>;
+  using C3 = hd::WgmmaConfig<G256, hd::WgmmaTile<8, 128, 64, 2, 5>, 256, 4096>;
+  ExpectWindowsHoldTheirChunks<C3, 1, C3::kScaleWindowWords>();
+  using Channel =
+      hd::GemmFormat<CK::kUint, 4, 0, 0, SL::kChannel, 1, 1, ST::kFp16,
+                     ZK::kNone, SK::kNone, ST::kFp16, ST::kFp16, false>;
+  using C4 =
+      hd::WgmmaConfig<Channel, hd::WgmmaTile<8, 128, 128, 2, 4>, 256, 1024>;
+  ExpectWindowsHoldTheirChunks<C4, 2, C4::kScaleWindowWords>();
+}
+
+}  // namespace
+}  // namespace hummingd
