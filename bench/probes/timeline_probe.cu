@@ -11,10 +11,13 @@
 //
 //   nvcc -O3 -std=c++17 -arch=sm_90a -Ikernels/device \
 //     bench/probes/timeline_probe.cu -o timeline_probe && ./timeline_probe
+//     [DIR]
 //
 // Prints, per layer, µs per launch (graph replay, as the benchmark) and for
 // one launch in the middle of the chain the spread over blocks (min / median
-// / p90 / max, µs from the launch's first block entry) of every mark.
+// / p90 / max, µs from the launch's first block entry) of every mark; with
+// DIR, one CSV per layer there with every block's grid position, SM and
+// marks.
 // Weights, scales and activations are random bits of the right ranges; the
 // probe times, it does not check numerics (the GPU suite does).
 #define HUMMINGD_TIMELINE 1
@@ -323,14 +326,14 @@ using W4 = hd::GemmFormat<hd::CodeKind::kUint, 4, 0, 0, hd::ScaleLayout::kGroup,
                           1, 128, hd::ScalarType::kFp16, hd::ZeroKind::kNone,
                           hd::SecondaryKind::kNone, hd::ScalarType::kFp16,
                           hd::ScalarType::kFp16, false>;
-using Wide8 = hd::WgmmaTile<8, 256, 128, 2, 5, false>;
-using Narrow8 = hd::WgmmaTile<8, 128, 128, 2, 10, false>;
+using Wide8 = hd::WgmmaTile<8, 256, 128, 2, 4, false>;
+using Narrow8 = hd::WgmmaTile<8, 128, 128, 2, 8, false>;
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc > 1) g_csv_dir = argv[1];
   using hd::WgmmaConfig;
-  // Planner v3's M <= 8 tiles and splits on the issue's layers.
+  // Planner v5's M <= 8 tiles and splits on the issue's layers.
   run_layer<WgmmaConfig<W4, Wide8, 8192, 8192>, 2>("8192x8192", 8, 1, true);
   run_layer<WgmmaConfig<W4, Wide8, 8192, 8192>, 2>("8192x8192", 8, 1, false);
   run_layer<WgmmaConfig<W4, Wide8, 8192, 28672>, 2>("8192x28672", 8, 1, true);
