@@ -46,24 +46,17 @@ int GemmTileConfig::SharedBytes(const QuantSpec& spec) const {
     } else if (spec.granularity == ScaleGranularity::kBlock) {
       scale_tile_k = spec.block_k;
     }
-    const int entries = device::wgmma_scale_entries(scale_tile_k, block_k);
-    const int scale_bytes = DataTypeBytes(spec.scale_type);
-    const int chunk_tiles =
-        device::wgmma_scale_chunk_tiles(stages, entries, scale_bytes);
-    int window_words =
-        device::wgmma_chunk_window_words(chunk_tiles, entries, scale_bytes);
-    if (spec.zero_point != ZeroPointKind::kNone) {
-      // Integer zero points are uint8 codes, float ones activation-typed.
-      const int zero_bytes = spec.zero_point == ZeroPointKind::kInteger
-                                 ? 1
-                                 : DataTypeBytes(spec.activation_type);
-      window_words +=
-          device::wgmma_chunk_window_words(chunk_tiles, entries, zero_bytes);
-    }
-    const int stage =
-        device::wgmma_stage_bytes(block_m, block_n, block_k, bits);
-    return device::wgmma_shared_bytes(stages, stage,
-                                      block_n * window_words * 16);
+    // Integer zero points are uint8 codes, float ones activation-typed.
+    const int zero_bytes = spec.zero_point == ZeroPointKind::kNone ? 0
+                           : spec.zero_point == ZeroPointKind::kInteger
+                               ? 1
+                               : DataTypeBytes(spec.activation_type);
+    const int chunk = device::wgmma_chunk_bytes(
+        stages, block_n, device::wgmma_scale_entries(scale_tile_k, block_k),
+        DataTypeBytes(spec.scale_type), zero_bytes);
+    return device::wgmma_shared_bytes(
+        stages, device::wgmma_stage_bytes(block_m, block_n, block_k, bits),
+        chunk);
   }
   const int a_bytes = block_m * block_k * 2;
   const int w_bytes = static_cast<int>(block_n / kGemmUnitN) *

@@ -30,15 +30,13 @@ absl::Status CheckWeights(const QuantSpec& spec,
                           const CheckpointWeights& weights) {
   RETURN_IF_ERROR(
       CheckPointer("weights", weights.weights, true, kVectorAlignment));
+  // The Hopper decode kernels copy scales and zero points in 16-byte
+  // windows (kernels/device/memory/wgmma_tiles.cuh).
   RETURN_IF_ERROR(
-      CheckPointer("scales", weights.scales, true,
-                   static_cast<CUdeviceptr>(DataTypeBytes(spec.scale_type))));
-  RETURN_IF_ERROR(CheckPointer(
-      "zero_points", weights.zero_points,
-      spec.zero_point != ZeroPointKind::kNone,
-      spec.zero_point == ZeroPointKind::kFloat
-          ? static_cast<CUdeviceptr>(DataTypeBytes(spec.activation_type))
-          : 1));
+      CheckPointer("scales", weights.scales, true, kVectorAlignment));
+  RETURN_IF_ERROR(CheckPointer("zero_points", weights.zero_points,
+                               spec.zero_point != ZeroPointKind::kNone,
+                               kVectorAlignment));
   RETURN_IF_ERROR(CheckPointer("secondary_scale", weights.secondary_scale,
                                spec.secondary_scale != SecondaryScale::kNone,
                                sizeof(float)));

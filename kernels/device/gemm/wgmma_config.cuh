@@ -61,6 +61,23 @@ HUMMINGD_HD constexpr int wgmma_chunk_window_words(int chunk_tiles,
          16;
 }
 
+// Bytes of one chunk buffer of a block_n-row block: the rows' scale
+// windows, then their zero-point windows (zero_bytes 0: no zero points).
+HUMMINGD_HD constexpr int wgmma_chunk_bytes(int stages, int block_n,
+                                            int entries_per_tile,
+                                            int scale_bytes, int zero_bytes) {
+  const int tiles =
+      wgmma_scale_chunk_tiles(stages, entries_per_tile, scale_bytes);
+  const int zero_words =
+      zero_bytes > 0
+          ? wgmma_chunk_window_words(tiles, entries_per_tile, zero_bytes)
+          : 0;
+  return block_n *
+         (wgmma_chunk_window_words(tiles, entries_per_tile, scale_bytes) +
+          zero_words) *
+         16;
+}
+
 // Dynamic shared memory of a launch: the stages, the two chunk buffers
 // (chunk_bytes each: the block's scale windows, then its zero-point
 // windows), one 8-byte mbarrier per stage (the weights' bulk copies
@@ -144,7 +161,11 @@ struct WgmmaConfig : GemmScaleTiling<Format_, kN_, kK_> {
   static constexpr int kOffsetChunkZeros =
       Tile::kBlockN * kScaleWindowWords * 16;
   static constexpr int kChunkBytes =
-      Tile::kBlockN * (kScaleWindowWords + kZeroWindowWords) * 16;
+      wgmma_chunk_bytes(Tile::kStages, Tile::kBlockN, kScaleEntries,
+                        kScaleElementBytes, kZeroWords ? kZeroElementBytes : 0);
+  static_assert(kChunkBytes ==
+                    Tile::kBlockN * (kScaleWindowWords + kZeroWindowWords) * 16,
+                "the chunk buffer is the scale windows, then the zero windows");
   // Bytes of the checkpoint scale (and zero-point) tensors: a window's last
   // word copies only what lies inside.
   static constexpr i64 kScaleTensorBytes =

@@ -3,10 +3,12 @@
 // Hopper decode GEMM skeleton (sm_90a): Y (M x N) = X (M x K) . W^T for
 // the small M of token generation, computed as Y^T = W . X^T so that the
 // weights fill wgmma's 64-row A operand and the few tokens its N (8..64).
-// A k-tile moves global -> shared by cp.async (activations in the swizzled
-// K-major layout wgmma reads, weight units, scale words) through a
-// kStages-deep ring; tile t + kStages - 2 is copied while tile t computes
-// (not t + kStages - 1: the wgmma of tile t - 1 may still read its slot).
+// A k-tile moves global -> shared (activations in the swizzled K-major
+// layout wgmma reads by cp.async, weight units by cp.async or bulk copies)
+// through a kStages-deep ring; tile t + kStages - 2 is copied while tile t
+// computes (not t + kStages - 1: the wgmma of tile t - 1 may still read its
+// slot). Scales and zero points arrive per chunk of k-tiles into two
+// buffers after the ring, each chunk with its first tile's copy.
 // Each warp decodes its own 16 weight rows straight into A registers
 // (gemm/wgmma_tile_compute.cuh, which also applies the scales). Split-K
 // partials meet in the epilogue as in the mma.sync skeleton.

@@ -1,24 +1,24 @@
 #pragma once
 
-// Global -> shared stage copies of the Hopper decode GEMM
-// (gemm/wgmma_gemm.cuh):
-//  - the weight units, each n-unit's k-units of the tile as one contiguous
-//    run: with Tile::kBulkWeights by one bulk copy (arch/bulk_copy.cuh) per
-//    run, issued by the first kBlockN / 16 threads and completing on the
-//    stage's mbarrier; else by 16-byte cp.async spread over all threads in
-//    the stage's commit group (which wins depends on the layer and the
-//    token count: the planner chooses, kernels/gemm_decode_plan.cc);
-//  - by cp.async (one commit group per stage):
-//  - the activation tile in wgmma's K-major 128-byte-swizzled layout
-//    (arch/wgmma.cuh): panel p (columns 64p..64p+63) of kTokens rows,
-//    row r's 16-byte chunk c at p * kTokens * 128 + r * 128 + (c ^ (r % 8)) *
-//    16;
-//  - not per stage but per chunk of Config::kChunkTiles k-tiles (two
-//    buffers after the ring, gemm/wgmma_config.cuh): for every row of the
-//    block, the 16-byte-aligned window of its checkpoint scales (and zero
-//    points) that holds the chunk's elements, so the k-loop never waits on a
-//    global load; a window's last word copies only what lies inside the
-//    tensor.
+// Global -> shared copies of the Hopper decode GEMM (gemm/wgmma_gemm.cuh):
+//  - per stage, the weight units, each n-unit's k-units of the tile as one
+//    contiguous run: with Tile::kBulkWeights by one bulk copy
+//    (arch/bulk_copy.cuh) per run, issued by the first kBlockN / 16 threads
+//    and completing on the stage's mbarrier; else by 16-byte cp.async spread
+//    over all threads in the stage's commit group (which wins depends on the
+//    layer and the token count: the planner chooses,
+//    kernels/gemm_decode_plan.cc);
+//  - per stage, by cp.async in the stage's commit group, the activation
+//    tile in wgmma's K-major 128-byte-swizzled layout (arch/wgmma.cuh):
+//    panel p (columns 64p..64p+63) of kTokens rows, row r's 16-byte chunk c
+//    at p * kTokens * 128 + r * 128 + (c ^ (r % 8)) * 16;
+//  - per chunk of Config::kChunkTiles k-tiles, by cp.async in the commit
+//    group of the chunk's first tile, into one of two buffers after the
+//    ring (gemm/wgmma_config.cuh): for every row of the block, the
+//    16-byte-aligned window of its checkpoint scales (and zero points) that
+//    holds the chunk's elements, so the k-loop never waits on a global
+//    load; a window's last word copies only what lies inside the tensor,
+//    and the tensors must be 16-byte aligned (QuantizedLinear checks).
 // Device only.
 
 #include "arch/async_copy.cuh"

@@ -5,6 +5,7 @@
 #include <random>
 #include <thread>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "hummingd/gpu/quantized_linear.h"
@@ -53,14 +54,16 @@ absl::StatusOr<LinearCheckResult> CheckQuantizedLinear(
 
   // Checkpoint weights and the exact fp32 weights they stand for.
   const DequantInputs inputs = MakeRandomDequantInputs(spec, shape, seed);
-  ASSIGN_OR_RETURN(std::vector<float> w, ReferenceDequantize(spec, shape, inputs));
+  ASSIGN_OR_RETURN(std::vector<float> w,
+                   ReferenceDequantize(spec, shape, inputs));
   std::mt19937_64 rng(seed ^ 0x9E3779B97F4A7C15ull);
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
   std::vector<uint16_t> bias_bits;
   std::vector<double> bias(n, 0.0);
   if (spec.has_bias) {
     for (int64_t j = 0; j < n; ++j) {
-      const uint32_t bits = ReferenceEncodeFloat(uniform(rng), spec.output_type);
+      const uint32_t bits =
+          ReferenceEncodeFloat(uniform(rng), spec.output_type);
       bias_bits.push_back(static_cast<uint16_t>(bits));
       bias[j] = ReferenceDecodeScale(spec.output_type, bits);
     }
@@ -68,13 +71,13 @@ absl::StatusOr<LinearCheckResult> CheckQuantizedLinear(
   CheckpointBuffers device;
   RETURN_IF_ERROR(device.weights.Allocate(
       inputs.weights.size() * sizeof(uint32_t), inputs.weights.data()));
-  RETURN_IF_ERROR(device.scales.Allocate(inputs.scales.size(),
-                                         inputs.scales.data()));
+  RETURN_IF_ERROR(
+      device.scales.Allocate(inputs.scales.size(), inputs.scales.data()));
   RETURN_IF_ERROR(device.zero_points.Allocate(inputs.zero_points.size(),
                                               inputs.zero_points.data()));
-  RETURN_IF_ERROR(device.secondary.Allocate(
-      inputs.secondary_scales.size() * sizeof(float),
-      inputs.secondary_scales.data()));
+  RETURN_IF_ERROR(
+      device.secondary.Allocate(inputs.secondary_scales.size() * sizeof(float),
+                                inputs.secondary_scales.data()));
   RETURN_IF_ERROR(device.bias.Allocate(bias_bits.size() * sizeof(uint16_t),
                                        bias_bits.data()));
   CheckpointWeights checkpoint;
@@ -85,6 +88,21 @@ absl::StatusOr<LinearCheckResult> CheckQuantizedLinear(
   checkpoint.bias = device.bias.get();
 
   const int64_t max_m = *std::max_element(ms.begin(), ms.end());
+  // Scales off a 16-byte boundary are refused by name before anything is
+  // launched (the decode kernels copy them in 16-byte windows).
+  CheckpointWeights misaligned = checkpoint;
+  misaligned.scales += DataTypeBytes(spec.scale_type);
+  absl::StatusOr<std::unique_ptr<QuantizedLinear>> refused =
+      QuantizedLinear::Create(loaded, misaligned, max_m, /*stream=*/nullptr);
+  if (refused.ok() ||
+      refused.status().code() != absl::StatusCode::kInvalidArgument ||
+      !absl::StrContains(refused.status().message(),
+                         "quantized_linear.scales: must be 16-byte aligned")) {
+    return absl::InternalError(
+        absl::StrCat("misaligned scales: want INVALID_ARGUMENT naming "
+                     "quantized_linear.scales, got ",
+                     refused.ok() ? "OK" : refused.status().ToString()));
+  }
   ASSIGN_OR_RETURN(std::unique_ptr<QuantizedLinear> layer,
                    QuantizedLinear::Create(loaded, checkpoint, max_m,
                                            /*stream=*/nullptr));

@@ -120,7 +120,8 @@ typedef struct hummingd_layer hummingd_layer;
 /* A layer's tensors in the checkpoint layout (kernels/reference/
  * dequant_reference.h): packed weight rows (N, K*bits/32) uint32, scales,
  * and, when the spec has them, zero points, an fp32 secondary scale and an
- * (N) bias in the output dtype; 0 where absent. */
+ * (N) bias in the output dtype; 0 where absent. Weights, scales and zero
+ * points 16-byte aligned, the others aligned to their element. */
 typedef struct hummingd_checkpoint_weights {
   uint64_t weights;
   uint64_t scales;

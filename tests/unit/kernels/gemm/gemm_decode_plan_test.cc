@@ -118,7 +118,7 @@ TEST(GemmDecodePlanTest, OnlyHopperLayersWithNMultipleOf64GetWgmma) {
   EXPECT_EQ(ParseGemmTileText(odd->entries[0].config.text)->warps_n, 4);
 }
 
-// Planner v3's choices on the layers its A/B measured
+// The planner's choices on the layers its A/B measured
 // (bench/results/gemm-decode-ab-2fd1435-9783e8d.md): 128-row tiles from 16
 // tokens up, 256-row tiles at 8 tokens unless 128 rows fill clearly better,
 // BK 128 for 4-bit weights, bulk copies only for 8-bit weights at 8 tokens

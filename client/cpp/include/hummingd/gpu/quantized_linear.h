@@ -19,9 +19,10 @@ namespace hummingd::gpu {
 // Device buffers in the checkpoint layout of kernels/reference/
 // dequant_reference.h (the same tensors Dequantize takes).
 struct CheckpointWeights {
-  CUdeviceptr weights = 0;      // (N, K*bits/32) uint32 rows, 16-byte aligned
-  CUdeviceptr scales = 0;       // scale dtype, granularity layout
-  CUdeviceptr zero_points = 0;  // when the spec has zero points
+  // Weights, scales and zero points 16-byte aligned.
+  CUdeviceptr weights = 0;          // (N, K*bits/32) uint32 rows
+  CUdeviceptr scales = 0;           // scale dtype, granularity layout
+  CUdeviceptr zero_points = 0;      // when the spec has zero points
   CUdeviceptr secondary_scale = 0;  // fp32, when the spec has one
   CUdeviceptr bias = 0;             // (N) output dtype, when the spec has bias
 };

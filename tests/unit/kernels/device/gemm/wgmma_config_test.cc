@@ -36,14 +36,17 @@ void ExpectHostAgrees(const std::string& spec_text,
 }
 
 // Every (row, k-tile of the chunk) element lies inside the row's window of
-// the chunk, for every chunk start of a split.
+// the chunk and inside the tensor (so inside the clamped copy), for every
+// chunk start of a split and every row of the first 256.
 template <class Config, int kElementBytes, int kWords>
 void ExpectWindowsHoldTheirChunks() {
   constexpr int kBlockK = Config::Tile::kBlockK;
+  constexpr long long kTensorBytes = (Config::kN / Config::kScaleTileN) *
+                                     Config::kScaleColumns * kElementBytes;
   for (int first_tile = 0; first_tile < Config::kKTiles; ++first_tile) {
     const long long first_col =
         hd::wgmma_chunk_first_column<Config>(first_tile);
-    for (long long row = 0; row < 64; ++row) {
+    for (long long row = 0; row < 256 && row < Config::kN; ++row) {
       const long long base =
           hd::wgmma_window_base<Config, kElementBytes>(row, first_col);
       const long long row_entry =
@@ -56,6 +59,7 @@ void ExpectWindowsHoldTheirChunks() {
                                Config::kScaleTileK) *
               kElementBytes;
           ASSERT_GE(byte, base);
+          ASSERT_LE(byte + kElementBytes, kTensorBytes);
           ASSERT_LE(byte + kElementBytes, base + 16 * kWords)
               << "row " << row << " chunk at tile " << first_tile << " tile "
               << t << " column " << k;
@@ -102,6 +106,20 @@ TEST(WgmmaConfigTest, HostSharedBytesMatchTheKernelLayout) {
       hd::WgmmaConfig<E2Micro, hd::WgmmaTile<64, 128, 128, 2, 4>, 1024, 2048>>(
       "weight=e2m1,group=32,scale=ue8m0,act=fp16,out=fp16",
       "tile=64x128x128,warps=1x8,stages=4,mma=wgmma");
+  using E4Block =
+      hd::GemmFormat<CK::kFloat, 8, 4, 3, SL::kBlock, 128, 128, ST::kFp32,
+                     ZK::kNone, SK::kNone, ST::kBf16, ST::kBf16, false>;
+  ExpectHostAgrees<
+      hd::WgmmaConfig<E4Block, hd::WgmmaTile<8, 256, 64, 2, 5>, 512, 1024>>(
+      "weight=e4m3,group=128x128,scale=fp32,act=bf16,out=bf16",
+      "tile=8x256x64,warps=1x8,stages=5,mma=wgmma");
+  using U8Tensor =
+      hd::GemmFormat<CK::kUint, 8, 0, 0, SL::kTensor, 1, 1, ST::kFp32,
+                     ZK::kFloat, SK::kNone, ST::kFp16, ST::kFp16, false>;
+  ExpectHostAgrees<
+      hd::WgmmaConfig<U8Tensor, hd::WgmmaTile<16, 128, 64, 2, 12>, 256, 1024>>(
+      "weight=uint8,group=tensor,scale=fp32,zero=float,act=fp16,out=fp16",
+      "tile=16x128x64,warps=1x8,stages=12,mma=wgmma");
 }
 
 TEST(WgmmaConfigTest, ChunkWindowsHoldEveryElementTheirTilesRead) {
@@ -133,6 +151,18 @@ TEST(WgmmaConfigTest, ChunkWindowsHoldEveryElementTheirTilesRead) {
   using C4 =
       hd::WgmmaConfig<Channel, hd::WgmmaTile<8, 128, 128, 2, 4>, 256, 1024>;
   ExpectWindowsHoldTheirChunks<C4, 2, C4::kScaleWindowWords>();
+  // 128 x 128 blocks (rows share a scale row) and one tensor-wide scale.
+  using Block =
+      hd::GemmFormat<CK::kFloat, 8, 4, 3, SL::kBlock, 128, 128, ST::kFp32,
+                     ZK::kNone, SK::kNone, ST::kBf16, ST::kBf16, false>;
+  using C6 = hd::WgmmaConfig<Block, hd::WgmmaTile<8, 256, 64, 2, 5>, 512, 1024>;
+  ExpectWindowsHoldTheirChunks<C6, 4, C6::kScaleWindowWords>();
+  using Tensor =
+      hd::GemmFormat<CK::kUint, 8, 0, 0, SL::kTensor, 1, 1, ST::kFp32,
+                     ZK::kNone, SK::kNone, ST::kFp16, ST::kFp16, false>;
+  using C7 =
+      hd::WgmmaConfig<Tensor, hd::WgmmaTile<8, 128, 64, 2, 12>, 256, 1024>;
+  ExpectWindowsHoldTheirChunks<C7, 4, C7::kScaleWindowWords>();
 }
 
 }  // namespace
