@@ -17,20 +17,13 @@
 #include <cstdio>
 #include <vector>
 
+#include "probe_check.h"
+
 namespace {
 
 constexpr int kThreads = 256;
-constexpr int kRuns = 16;          // n-units of 16 rows per block (BN 256)
+constexpr int kRuns = 16;  // n-units of 16 rows per block (BN 256)
 constexpr int kMaxStages = 12;
-
-#define CHECK(x)                                                        \
-  do {                                                                  \
-    cudaError_t e = (x);                                                \
-    if (e != cudaSuccess) {                                             \
-      std::printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); \
-      std::exit(1);                                                     \
-    }                                                                   \
-  } while (0)
 
 __device__ __forceinline__ uint32_t smem_addr(const void* p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
@@ -43,7 +36,7 @@ struct Params {
   int units_per_tile;      // BK / 64
   int splits;
   int stages;
-  int mode;                // 0 bulk per run, 1 bulk contiguous tile, 2 cp.async 16 B
+  int mode;  // 0 bulk per run, 1 bulk contiguous tile, 2 cp.async 16 B
   float* sink;
 };
 
@@ -60,7 +53,8 @@ __global__ void __launch_bounds__(kThreads, 2) probe(Params p) {
   const int stage_bytes = kRuns * run_bytes;
   if (t == 0) {
     for (int s = 0; s < p.stages; ++s) {
-      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(&s_bar[s])));
+      asm volatile(
+          "mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(&s_bar[s])));
     }
     asm volatile("fence.mbarrier_init.release.cluster;");
   }
@@ -72,26 +66,51 @@ __global__ void __launch_bounds__(kThreads, 2) probe(Params p) {
     const int k_unit = (tile0 + tile) * p.units_per_tile;
     if (p.mode == 0) {
       if (t < kRuns) {
-        if (t == 0) asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(stage_bytes));
-        const uint8_t* src = p.weights + (static_cast<size_t>(n_block * kRuns + t) * p.k_units + k_unit) * p.unit_bytes;
-        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
-                     ::"r"(smem_addr(dst + t * run_bytes)), "l"(src), "r"(run_bytes), "r"(bar) : "memory");
+        if (t == 0)
+          asm volatile(
+              "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(
+                  bar),
+              "r"(stage_bytes));
+        const uint8_t* src =
+            p.weights +
+            (static_cast<size_t>(n_block * kRuns + t) * p.k_units + k_unit) *
+                p.unit_bytes;
+        asm volatile(
+            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
+            "[%0], [%1], %2, [%3];" ::"r"(smem_addr(dst + t * run_bytes)),
+            "l"(src), "r"(run_bytes), "r"(bar)
+            : "memory");
       }
     } else if (p.mode == 1) {
       if (t == 0) {
-        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(stage_bytes));
+        asm volatile(
+            "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar),
+            "r"(stage_bytes));
         // Tile-contiguous layout: [n_block][k_tile][16 KB].
-        const uint8_t* src = p.weights + (static_cast<size_t>(n_block) * k_tiles + tile0 + tile) * stage_bytes;
-        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
-                     ::"r"(smem_addr(dst)), "l"(src), "r"(stage_bytes), "r"(bar) : "memory");
+        const uint8_t* src =
+            p.weights +
+            (static_cast<size_t>(n_block) * k_tiles + tile0 + tile) *
+                stage_bytes;
+        asm volatile(
+            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
+            "[%0], [%1], %2, [%3];" ::"r"(smem_addr(dst)),
+            "l"(src), "r"(stage_bytes), "r"(bar)
+            : "memory");
       }
     } else {
       const int chunks = stage_bytes / 16;
       for (int c = t; c < chunks; c += kThreads) {
         const int run = c / (run_bytes / 16);
         const int off = (c % (run_bytes / 16)) * 16;
-        const uint8_t* src = p.weights + (static_cast<size_t>(n_block * kRuns + run) * p.k_units + k_unit) * p.unit_bytes + off;
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smem_addr(dst + run * run_bytes + off)), "l"(src) : "memory");
+        const uint8_t* src =
+            p.weights +
+            (static_cast<size_t>(n_block * kRuns + run) * p.k_units + k_unit) *
+                p.unit_bytes +
+            off;
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(
+                         smem_addr(dst + run * run_bytes + off)),
+                     "l"(src)
+                     : "memory");
       }
       asm volatile("cp.async.commit_group;" ::: "memory");
     }
@@ -105,20 +124,34 @@ __global__ void __launch_bounds__(kThreads, 2) probe(Params p) {
       // Groups committed so far: min(tiles, ahead) + i; tile i's landed when
       // at most (ahead - 1) newer groups are pending.
       switch (ahead) {
-        case 3: asm volatile("cp.async.wait_group 2;" ::: "memory"); break;
-        case 4: asm volatile("cp.async.wait_group 3;" ::: "memory"); break;
-        default: asm volatile("cp.async.wait_group 0;" ::: "memory"); break;
+        case 3:
+          asm volatile("cp.async.wait_group 2;" ::: "memory");
+          break;
+        case 4:
+          asm volatile("cp.async.wait_group 3;" ::: "memory");
+          break;
+        default:
+          asm volatile("cp.async.wait_group 0;" ::: "memory");
+          break;
       }
     } else {
       const uint32_t bar = smem_addr(&s_bar[slot]);
       const uint32_t parity = (i / p.stages) & 1;
-      asm volatile("{\n.reg .pred d;\nW_%=:\nmbarrier.try_wait.parity.shared::cta.b64 d, [%0], %1;\n@!d bra W_%=;\n}" ::"r"(bar), "r"(parity) : "memory");
+      asm volatile(
+          "{\n.reg .pred d;\nW_%=:\nmbarrier.try_wait.parity.shared::cta.b64 "
+          "d, [%0], %1;\n@!d bra W_%=;\n}" ::"r"(bar),
+          "r"(parity)
+          : "memory");
     }
     __syncthreads();
-    if (i + ahead < tiles) issue(i + ahead);
-    else if (p.mode == 2) asm volatile("cp.async.commit_group;" ::: "memory");
-    const uint32_t* s = reinterpret_cast<const uint32_t*>(s_ring + slot * stage_bytes);
-    for (int w = t; w < stage_bytes / 4; w += kThreads * 8) acc += __uint_as_float(s[w] & 0x3FFFFFFF);
+    if (i + ahead < tiles)
+      issue(i + ahead);
+    else if (p.mode == 2)
+      asm volatile("cp.async.commit_group;" ::: "memory");
+    const uint32_t* s =
+        reinterpret_cast<const uint32_t*>(s_ring + slot * stage_bytes);
+    for (int w = t; w < stage_bytes / 4; w += kThreads * 8)
+      acc += __uint_as_float(s[w] & 0x3FFFFFFF);
   }
   if (acc == 12345.f) p.sink[0] = acc;
 }
@@ -152,7 +185,8 @@ int main() {
   CHECK(cudaMemset(buf, 0x11, max_bytes * copies));
   float* sink;
   CHECK(cudaMalloc(&sink, 4));
-  CHECK(cudaFuncSetAttribute(probe, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
+  CHECK(cudaFuncSetAttribute(probe, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             200 * 1024));
   const Variant variants[] = {
       {"w4 runs  BK128 s8 st5", 512, 2, 8, 5, 0},
       {"w4 tile  BK128 s8 st5", 512, 2, 8, 5, 1},
@@ -194,22 +228,36 @@ int main() {
   for (int mb : {32, 64}) {
     const size_t bytes = size_t(mb) << 20;
     for (int blocks_per_sm : {2, 4, 8}) {
-      const float us = time_graph([&](int i) {
-        read_all<<<132 * blocks_per_sm, 512, 0, stream>>>(
-            reinterpret_cast<const uint4*>(buf + (i % copies) * max_bytes), bytes / 16, sink);
-      }, 20);
-      std::printf("read %2d MB, %d x 512 thr/SM   %8.2f us  %5.2f TB/s\n", mb, blocks_per_sm, us, bytes / (us * 1e-6) / 1e12);
+      const float us = time_graph(
+          [&](int i) {
+            read_all<<<132 * blocks_per_sm, 512, 0, stream>>>(
+                reinterpret_cast<const uint4*>(buf + (i % copies) * max_bytes),
+                bytes / 16, sink);
+          },
+          20);
+      std::printf("read %2d MB, %d x 512 thr/SM   %8.2f us  %5.2f TB/s\n", mb,
+                  blocks_per_sm, us, bytes / (us * 1e-6) / 1e12);
     }
   }
   for (const Variant& v : variants) {
     const size_t bytes = size_t(n) * k * (v.unit_bytes == 512 ? 4 : 8) / 8;
     const int stage_bytes = kRuns * v.units_per_tile * v.unit_bytes;
     const int smem = stage_bytes * v.stages;
-    const float us = time_graph([&](int i) {
-      Params p{buf + (i % copies) * max_bytes, k_units, v.unit_bytes, v.units_per_tile, v.splits, v.stages, v.mode, sink};
-      probe<<<dim3(1, n_blocks, v.splits), kThreads, smem, stream>>>(p);
-    }, 20);
-    std::printf("%-26s %8.2f us  %5.2f TB/s\n", v.name, us, bytes / (us * 1e-6) / 1e12);
+    const float us = time_graph(
+        [&](int i) {
+          Params p{buf + (i % copies) * max_bytes,
+                   k_units,
+                   v.unit_bytes,
+                   v.units_per_tile,
+                   v.splits,
+                   v.stages,
+                   v.mode,
+                   sink};
+          probe<<<dim3(1, n_blocks, v.splits), kThreads, smem, stream>>>(p);
+        },
+        20);
+    std::printf("%-26s %8.2f us  %5.2f TB/s\n", v.name, us,
+                bytes / (us * 1e-6) / 1e12);
   }
   return 0;
 }

@@ -31,6 +31,8 @@
 #include <cstring>
 #include <vector>
 
+#include "probe_check.h"
+
 namespace {
 
 constexpr int kMarks = 8;         // 0..6 the skeleton's marks, 7 the SM id
@@ -52,15 +54,6 @@ __device__ __forceinline__ void hummingd_timeline_mark(unsigned thread,
 namespace {
 
 namespace hd = ::hummingd::device;
-
-#define CHECK(x)                                                            \
-  do {                                                                      \
-    cudaError_t e = (x);                                                    \
-    if (e != cudaSuccess) {                                                 \
-      std::printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); \
-      std::exit(1);                                                         \
-    }                                                                       \
-  } while (0)
 
 template <class Config, int kBlocksPerSm>
 __global__ void __launch_bounds__(Config::kThreads, kBlocksPerSm)

@@ -39,7 +39,7 @@ HUMMINGD_HD constexpr int wgmma_stage_bytes(int tokens, int block_n,
 // consecutive k-tiles of the split as one 16-byte-aligned window of the
 // row's checkpoint scales (one 16-byte copy per row and window word, not a
 // scattered 4-byte copy per row and tile: those cost 8-20% of the decode
-// kernel's time, bench/decode-notes.md v16). A chunk spans at least 16
+// kernel's time, bench/decode-notes.md v18). A chunk spans at least 16
 // bytes of elements and at least the ring's lead (stages - 2 tiles), so
 // that two chunk buffers suffice: chunk c + 1 lands with its first tile,
 // whose copy is issued once chunk c - 1 is no longer read.
