@@ -73,9 +73,16 @@ double SplitKScore(int64_t blocks, int64_t splits, int64_t slots,
 int64_t ChooseSplitK(int64_t blocks, int64_t k_tiles, int64_t slots,
                      int64_t min_tiles_per_split, int64_t max_splits,
                      double reduction_bytes_per_split, double stream_bytes) {
-  const int64_t limit = std::max<int64_t>(
+  int64_t limit = std::max<int64_t>(
       1, std::min(max_splits,
                   k_tiles / std::max<int64_t>(1, min_tiles_per_split)));
+  // Splits stay within one wave of block slots when the blocks alone fit
+  // in it: every extra wave measured slower than the fill it gains
+  // (28672 x 8192 W4 at M = 1: 2 splits in one wave 36.7 µs, 3 splits 39.9,
+  // 7 splits in three waves 39.2; at M = 16, no split 44.6 against 7 splits
+  // 52.5; bench/results/tile-sweep-a9fcdbf.md).
+  if (blocks <= slots)
+    limit = std::max<int64_t>(1, std::min(limit, slots / blocks));
   int64_t best = 1;
   double best_score = 0.0;
   for (int64_t splits = 1; splits <= limit; ++splits) {
@@ -123,7 +130,11 @@ absl::StatusOr<DecodeCandidate> MakeDecodeCandidate(
   // 1 KB per tile, where 512-byte runs cost a third of the HBM bandwidth
   // (bench/probes/stream_probe.cu: 3.2 vs 2.2 TB/s). 8-bit runs are 1 KB
   // at 64 columns.
-  tile.block_k = spec.weight.bits <= 4 && shape.k % 128 == 0 ? 128 : 64;
+  // 8-bit weights at 32 tokens also stream 128-column tiles (2 KB runs):
+  // 8192 x 8192 uint8 21.9 against 24.5 µs, e4m3 21.6 against 22.5.
+  tile.block_k =
+      (spec.weight.bits <= 4 || range.tokens == 32) && shape.k % 128 == 0 ? 128
+                                                                          : 64;
   const bool one_block = WgmmaBlocksPerSm(tile) == 1;
   tile.stages = kMaxStages;
   const int budget = std::min(
@@ -136,6 +147,14 @@ absl::StatusOr<DecodeCandidate> MakeDecodeCandidate(
   if (range.tokens == 8 && spec.weight.bits <= 4) {
     tile.stages = std::min(tile.stages, row_blocks == 2 ? 4 : 8);
   }
+  // The same at 16 tokens in 256-row blocks (8192 x 28672: 38.4 µs with 4
+  // stages), and at 32 tokens for every width: 4 stages beat the 6 (4-bit)
+  // or 8 (8-bit) that fit on all six layers of issue 5 (4096 x 4096: 8.3
+  // against 9.2 µs; 8192 x 8192: 17.4 against 17.6).
+  if (range.tokens == 16 && spec.weight.bits <= 4 && row_blocks == 2) {
+    tile.stages = std::min(tile.stages, 4);
+  }
+  if (range.tokens == 32) tile.stages = std::min(tile.stages, 4);
   if (tile.SharedBytes(spec) > smem_limit) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "gpu.max_shared_memory_per_block_optin: ", smem_limit,
@@ -159,12 +178,12 @@ absl::StatusOr<DecodeCandidate> MakeDecodeCandidate(
                    /*max_splits=*/16, partial_bytes, weight_bytes);
   candidate.score = SplitKScore(n_blocks, candidate.splits, slots,
                                 partial_bytes, weight_bytes);
-  // Bulk (TMA) weight copies measured faster only for 8-bit weights at
-  // 8 tokens in 256-row blocks that stream >= 8 k-tiles each (8192 x 28672:
-  // 73.6 vs 94.8 µs; 4096 x 4096, 4 k-tiles: 10.9 vs 10.2); everything else
-  // streams faster with per-thread cp.async (bench/decode-notes.md).
-  tile.bulk_weights = spec.weight.bits == 8 && range.tokens == 8 &&
-                      row_blocks == 2 && k_tiles / candidate.splits >= 8;
+  // Weights by per-thread cp.async everywhere: bulk (TMA) copies won only
+  // for 8-bit weights at 8 tokens before the scales travelled in chunks
+  // (8192 x 28672: 73.6 vs 94.8 µs), and lose since (8192 x 8192 uint8 at
+  // M = 1: 23.3 µs bulk, 19.8 cp.async). `--override ...,copy=bulk` keeps
+  // them measurable.
+  tile.bulk_weights = false;
   return candidate;
 }
 
@@ -179,23 +198,27 @@ absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
     // One 64-row block per warpgroup (BN 128): its 32-token and 64-token
     // tiles hold half the accumulators of two blocks, keep deferred scales
     // and two blocks per SM, and took 30-40% less time (8192 x 8192: 17.8
-    // vs 27.2 µs at M = 32, 22.8 vs 30.1 at M = 64). At 8 tokens (and 16
-    // tokens of 8-bit weights) two blocks per warpgroup (BN 256) halve the
-    // per-step fence / commit / wait and activation re-reads per weight and
-    // won on the large layers (8192 x 8192 M = 1: 13.4 vs 14.6 µs) unless
-    // the narrower tile fills the SMs clearly better (4096 x 4096: 5.9 vs
-    // 7.3 µs).
+    // vs 27.2 µs at M = 32, 22.8 vs 30.1 at M = 64). At 8 and 16 tokens
+    // two blocks per warpgroup (BN 256) halve the per-step fence / commit /
+    // wait and activation re-reads per weight and won on the large layers
+    // (8192 x 8192 M = 1: 13.4 vs 14.6 µs) unless the narrower tile fills
+    // the SMs clearly better (4096 x 4096: 5.9 vs 7.3 µs) or, for 4-bit
+    // weights at 16 tokens, the splits are short.
     ASSIGN_OR_RETURN(
         DecodeCandidate chosen,
         MakeDecodeCandidate(range, 1, spec, shape, sm_count, smem_limit));
     const bool wide_may_win =
-        shape.n % 256 == 0 &&
-        (range.tokens == 8 || (range.tokens == 16 && spec.weight.bits > 4));
+        shape.n % 256 == 0 && (range.tokens == 8 || range.tokens == 16);
     if (wide_may_win) {
       ASSIGN_OR_RETURN(
           DecodeCandidate wide,
           MakeDecodeCandidate(range, 2, spec, shape, sm_count, smem_limit));
-      if (chosen.score <= 1.05 * wide.score) chosen = wide;
+      // 4-bit weights at 16 tokens: the 256-row tile wins only on long
+      // splits (8192 x 28672, 28 k-tiles: 38.4 against 40.7 µs; 4096 x
+      // 14336, 7 k-tiles: 15.2 against 14.2).
+      const bool long_enough = range.tokens == 8 || spec.weight.bits > 4 ||
+                               shape.k / wide.tile.block_k / wide.splits >= 8;
+      if (long_enough && chosen.score <= 1.05 * wide.score) chosen = wide;
     }
     entries.push_back(MakeGemmPlanEntry(range.m_min, range.m_max, chosen.tile,
                                         spec, shape, chosen.splits));

@@ -142,19 +142,21 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
     async_copy_commit();
     return stage_of(t);
   };
-  auto k_of_tile = [&](int t) {
-    return static_cast<i64>(range.begin + t) * Tile::kBlockK;
-  };
+  auto k_of_tile = [&](int t) { return (range.begin + t) * Tile::kBlockK; };
+  // The thread's rows' addresses in the current chunk, rebuilt as each
+  // chunk begins (t = 0 first).
+  WgmmaChunk<Config> chunk;
   for (int t = 0; t < tiles; ++t) {
     const u32 s_stage = begin_tile(t);
     if (t == 0) HUMMINGD_TIMELINE_MARK(thread, 2);          // first tile in
     if (t == tiles - 1) HUMMINGD_TIMELINE_MARK(thread, 3);  // last tile in
-    const int chunk = t / kChunkTiles;
-    const WgmmaChunk chunk_of_tile{
-        chunk_buffer(chunk),
-        wgmma_chunk_first_column<Config>(range.begin + chunk * kChunkTiles)};
-    wgmma_compute_tile<Config>(acc, s_stage, chunk_of_tile, n0, k_of_tile(t),
-                               t > 0, warpgroup, warp_in_group, lane);
+    if (t % kChunkTiles == 0) {
+      chunk = wgmma_chunk_view<Config>(chunk_buffer(t / kChunkTiles),
+                                       range.begin + t, n0, warpgroup,
+                                       warp_in_group, lane);
+    }
+    wgmma_compute_tile<Config>(acc, s_stage, chunk, k_of_tile(t), t > 0,
+                               warpgroup, warp_in_group, lane);
   }
   wgmma_wait<0>();
   async_copy_wait<0>();

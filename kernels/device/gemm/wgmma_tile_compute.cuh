@@ -93,63 +93,95 @@ struct WgmmaAccumulators {
   }
 };
 
-// Where a tile finds its scales and zero points: the chunk buffer and the
-// entry column its windows start at (memory/wgmma_tiles.cuh).
+// Where the tiles of one chunk find their scales and zero points: for
+// each of the thread's rows (g and g + 8 of each row block), the shared
+// address of the row's element at the chunk's first entry column, in the
+// chunk buffer's scale windows and zero-point windows
+// (memory/wgmma_tiles.cuh). Built once per chunk, so that reading an
+// element is one add.
+template <class Config>
 struct WgmmaChunk {
-  u32 s_buffer;
-  i64 first_col;
+  static constexpr int kR = Config::kRowBlocks;
+  u32 s_scale[kR][2];
+  u32 s_zero[Config::kZeroWords ? kR : 1][2];
+  int first_col;
 };
 
+// The view of the chunk in s_buffer whose first k-tile is first_tile.
+template <class Config>
+HUMMINGD_DEVICE WgmmaChunk<Config> wgmma_chunk_view(u32 s_buffer,
+                                                    int first_tile, i64 n0,
+                                                    int warpgroup,
+                                                    int warp_in_group,
+                                                    int lane) {
+  constexpr int kR = Config::kRowBlocks;
+  WgmmaChunk<Config> chunk;
+  const i64 first_col = wgmma_chunk_first_column<Config>(first_tile);
+  chunk.first_col = static_cast<int>(first_col);
+  HUMMINGD_UNROLL
+  for (int r = 0; r < kR; ++r) {
+    HUMMINGD_UNROLL
+    for (int j = 0; j < 2; ++j) {
+      const int row_local =
+          ((warpgroup * kR + r) * 4 + warp_in_group) * 16 + (lane >> 2) + 8 * j;
+      const i64 row = n0 + row_local;
+      chunk.s_scale[r][j] =
+          s_buffer +
+          static_cast<u32>(row_local * Config::kScaleWindowWords * 16) +
+          wgmma_window_lead<Config, Config::kScaleElementBytes>(row, first_col);
+      if constexpr (Config::kZeroWords) {
+        chunk.s_zero[r][j] =
+            s_buffer + Config::kOffsetChunkZeros +
+            static_cast<u32>(row_local * Config::kZeroWindowWords * 16) +
+            wgmma_window_lead<Config, Config::kZeroElementBytes>(row,
+                                                                 first_col);
+      }
+    }
+  }
+  return chunk;
+}
+
 // The element (scale, or zero point with kZero) of the thread's row
-// unit_local * 16 + g + 8 j at column k_local of the tile, from its row's
-// window in the chunk buffer, zero-extended.
+// g + 8 j of row block r at column k_local of the tile at column k_tile0,
+// zero-extended.
 template <class Config, bool kZero>
-HUMMINGD_DEVICE u32 load_row_element(const WgmmaChunk& chunk, i64 n0,
-                                     int unit_local, int j, i64 k_tile0,
-                                     int k_local, int lane) {
+HUMMINGD_DEVICE u32 load_row_element(const WgmmaChunk<Config>& chunk, int r,
+                                     int j, int k_tile0, int k_local) {
   constexpr int kBytes =
       kZero ? Config::kZeroElementBytes : Config::kScaleElementBytes;
-  constexpr int kWords =
-      kZero ? Config::kZeroWindowWords : Config::kScaleWindowWords;
-  constexpr int kOffset = kZero ? Config::kOffsetChunkZeros : 0;
-  const int row_local = unit_local * 16 + (lane >> 2) + 8 * j;
-  const i64 row = n0 + row_local;
-  const i64 byte = ((row / Config::kScaleTileN) * Config::kScaleColumns +
-                    (k_tile0 + k_local) / Config::kScaleTileK) *
-                   kBytes;
-  const i64 base = wgmma_window_base<Config, kBytes>(row, chunk.first_col);
+  const int col = (k_tile0 + k_local) / static_cast<int>(Config::kScaleTileK);
+  const u32 s_row =
+      kZero ? chunk.s_zero[kZero ? r : 0][j] : chunk.s_scale[r][j];
   return load_shared_element<kBytes>(
-      chunk.s_buffer + kOffset +
-      static_cast<u32>(row_local * kWords * 16 + (byte - base)));
+      s_row + static_cast<u32>((col - chunk.first_col) * kBytes));
 }
 
 template <class Config>
 HUMMINGD_DEVICE typename OperandDecoder<typename Config::Format>::Entry
-load_decoder_entry(const WgmmaChunk& chunk, i64 n0, int unit_local, int j,
-                   i64 k_tile0, int k_local, int lane, bool with_scale) {
+load_decoder_entry(const WgmmaChunk<Config>& chunk, int r, int j, int k_tile0,
+                   int k_local, bool with_scale) {
   using Decoder = OperandDecoder<typename Config::Format>;
   u32 raw_scale = 0;
   if (with_scale) {
-    raw_scale = load_row_element<Config, false>(chunk, n0, unit_local, j,
-                                                k_tile0, k_local, lane);
+    raw_scale = load_row_element<Config, false>(chunk, r, j, k_tile0, k_local);
   }
   u32 raw_zero = 0;
   if constexpr (Config::kZeroWords) {
-    raw_zero = load_row_element<Config, true>(chunk, n0, unit_local, j, k_tile0,
-                                              k_local, lane);
+    raw_zero = load_row_element<Config, true>(chunk, r, j, k_tile0, k_local);
   }
   return Decoder::prepare(raw_scale, raw_zero);
 }
 
-// Computes k-tile k_tile0 (columns) from the stage at s_stage, with the
+// Computes the k-tile at column k_tile0 from the stage at s_stage, with the
 // scales of `chunk`. has_previous_tile: an earlier tile of this split ran
 // (its last period is folded at this tile's first step).
 template <class Config>
 HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
-                                        u32 s_stage, const WgmmaChunk& chunk,
-                                        i64 n0, i64 k_tile0,
-                                        bool has_previous_tile, int warpgroup,
-                                        int warp_in_group, int lane) {
+                                        u32 s_stage,
+                                        const WgmmaChunk<Config>& chunk,
+                                        int k_tile0, bool has_previous_tile,
+                                        int warpgroup, int warp_in_group,
+                                        int lane) {
   using Format = typename Config::Format;
   using Decoder = OperandDecoder<Format>;
   using Plan = WgmmaScalePlan<Config>;
@@ -184,15 +216,13 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
     Entry r_unit_entry[kR][kEntriesPerUnit][2];
     HUMMINGD_UNROLL
     for (int r = 0; r < kR; ++r) {
-      const int unit_local = (warpgroup * kR + r) * 4 + warp_in_group;
       if constexpr (!Plan::kDeferred) {
         HUMMINGD_UNROLL
         for (int ee = 0; ee < kEntriesPerUnit; ++ee) {
           HUMMINGD_UNROLL
           for (int j = 0; j < 2; ++j) {
             r_unit_entry[r][ee][j] = load_decoder_entry<Config>(
-                chunk, n0, unit_local, j, k_tile0, ku * 64 + ee * 16, lane,
-                /*with_scale=*/true);
+                chunk, r, j, k_tile0, ku * 64 + ee * 16, /*with_scale=*/true);
           }
         }
       }
@@ -210,15 +240,13 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
         if (starts_fold) {
           HUMMINGD_UNROLL
           for (int r = 0; r < kR; ++r) {
-            const int unit_local = (warpgroup * kR + r) * 4 + warp_in_group;
             HUMMINGD_UNROLL
             for (int j = 0; j < 2; ++j) {
               r_new_scale[r][j] = prepare_fragment_scale<Format>(
-                  load_row_element<Config, false>(chunk, n0, unit_local, j,
-                                                  k_tile0, q * 16, lane));
+                  load_row_element<Config, false>(chunk, r, j, k_tile0,
+                                                  q * 16));
               r_fold_entry[r][j] = load_decoder_entry<Config>(
-                  chunk, n0, unit_local, j, k_tile0, q * 16, lane,
-                  /*with_scale=*/false);
+                  chunk, r, j, k_tile0, q * 16, /*with_scale=*/false);
             }
           }
         }

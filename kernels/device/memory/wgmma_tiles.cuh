@@ -56,6 +56,18 @@ HUMMINGD_HD i64 wgmma_window_base(i64 row, i64 first_col) {
          ~i64{15};
 }
 
+// Byte offset, inside row's window for a chunk starting at entry column
+// first_col, of the row's element at first_col; the element at column
+// first_col + d follows d * kElementBytes later. The k-loop keeps one such
+// address per row and chunk, so a tile's scale read is one add.
+template <class Config, int kElementBytes>
+HUMMINGD_HD u32 wgmma_window_lead(i64 row, i64 first_col) {
+  return static_cast<u32>(
+             ((row / Config::kScaleTileN) * Config::kScaleColumns + first_col) *
+             kElementBytes) &
+         15u;
+}
+
 #if defined(__CUDA_ARCH__)
 
 // One thread's share of every stage copy, with the global addresses of

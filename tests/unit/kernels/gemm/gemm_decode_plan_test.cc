@@ -118,11 +118,11 @@ TEST(GemmDecodePlanTest, OnlyHopperLayersWithNMultipleOf64GetWgmma) {
   EXPECT_EQ(ParseGemmTileText(odd->entries[0].config.text)->warps_n, 4);
 }
 
-// The planner's choices on the layers its A/B measured
-// (bench/results/gemm-decode-ab-2fd1435-9783e8d.md): 128-row tiles from 16
-// tokens up, 256-row tiles at 8 tokens unless 128 rows fill clearly better,
-// BK 128 for 4-bit weights, bulk copies only for 8-bit weights at 8 tokens
-// on long splits.
+// The planner's choices on the layers its sweeps measured
+// (bench/results/gemm-decode-ab-2fd1435-9783e8d.md, tile-sweep-a9fcdbf.md):
+// 256-row tiles at 8 tokens unless 128 rows fill clearly better, and at 16
+// tokens on long splits; BK 128 for 4-bit weights and at 32 tokens; short
+// rings; splits within one wave; weights by cp.async.
 TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
   struct Expected {
     const char* spec;
@@ -135,33 +135,43 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
        8192,
        8192,
        {"tile=8x256x128,warps=1x8,stages=4,mma=wgmma",
-        "tile=16x128x128,warps=1x8,stages=8,mma=wgmma",
-        "tile=32x128x128,warps=1x8,stages=6,mma=wgmma",
+        "tile=16x256x128,warps=1x8,stages=4,mma=wgmma",
+        "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
-       {8, 4, 4, 4}},
+       {8, 8, 4, 4}},
+      // 112 256-row blocks: 2 splits fill one wave; 224 128-row blocks
+      // need none.
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
+       28672,
+       8192,
+       {"tile=8x256x128,warps=1x8,stages=4,mma=wgmma",
+        "tile=16x256x128,warps=1x8,stages=4,mma=wgmma",
+        "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
+        "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
+       {2, 2, 1, 1}},
+      // Splits of 2-4 k-tiles: 128-row tiles at 16 tokens.
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
        4096,
        4096,
        {"tile=8x128x128,warps=1x8,stages=8,mma=wgmma",
         "tile=16x128x128,warps=1x8,stages=8,mma=wgmma",
-        "tile=32x128x128,warps=1x8,stages=6,mma=wgmma",
+        "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
        {8, 8, 8, 8}},
       {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16",
        8192,
        28672,
-       {"tile=8x256x64,warps=1x8,stages=5,mma=wgmma,copy=bulk",
+       {"tile=8x256x64,warps=1x8,stages=5,mma=wgmma",
         "tile=16x256x64,warps=1x8,stages=5,mma=wgmma",
-        "tile=32x128x64,warps=1x8,stages=8,mma=wgmma",
+        "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=64x128x64,warps=1x8,stages=6,mma=wgmma"},
        {8, 8, 4, 4}},
-      // 16 splits of 4 k-tiles: too short for bulk copies.
       {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16",
        4096,
        4096,
        {"tile=8x256x64,warps=1x8,stages=5,mma=wgmma",
         "tile=16x128x64,warps=1x8,stages=10,mma=wgmma",
-        "tile=32x128x64,warps=1x8,stages=8,mma=wgmma",
+        "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=64x128x64,warps=1x8,stages=6,mma=wgmma"},
        {16, 8, 8, 8}},
   };
@@ -183,6 +193,8 @@ TEST(GemmDecodePlanTest, SplitKFillsWavesAndWeighsReductionTraffic) {
   EXPECT_EQ(ChooseSplitK(64, 64, 264, 4, 16, 0.0, 1.0), 4);
   // Enough blocks already: no split.
   EXPECT_EQ(ChooseSplitK(264, 64, 264, 4, 16, 0.0, 1.0), 1);
+  // 112 blocks: 2 splits fill 85% of one wave; 7 would fill 99% of three.
+  EXPECT_EQ(ChooseSplitK(112, 64, 264, 4, 16, 0.0, 1.0), 2);
   // Never fewer than 4 k-tiles per split.
   EXPECT_EQ(ChooseSplitK(8, 16, 264, 4, 16, 0.0, 1.0), 4);
   // Reduction traffic as large as the weights per split: splitting does

@@ -63,6 +63,15 @@ void ExpectWindowsHoldTheirChunks() {
           ASSERT_LE(byte + kElementBytes, base + 16 * kWords)
               << "row " << row << " chunk at tile " << first_tile << " tile "
               << t << " column " << k;
+          // The kernel's address of the element: the row's lead in the
+          // window plus the entry columns past the chunk's first.
+          const long long col =
+              (static_cast<long long>(t) * kBlockK + k) / Config::kScaleTileK;
+          const long long lead =
+              hd::wgmma_window_lead<Config, kElementBytes>(row, first_col);
+          ASSERT_EQ(byte - base, lead + (col - first_col) * kElementBytes)
+              << "row " << row << " chunk at tile " << first_tile << " tile "
+              << t << " column " << k;
         }
       }
     }
