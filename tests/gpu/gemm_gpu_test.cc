@@ -365,8 +365,10 @@ const GemmCase kCases[] = {
 // (N = 64 * odd exercises the one-warpgroup tile, multiples of 128 the
 // two-warpgroup one). M <= 64 only; the mma.sync ranges are the grid's.
 // Plus two real layers, where the planner picks what small layers never
-// get: two 64-row blocks per warpgroup (BN 256) at 8 tokens, and for 8-bit
-// weights also at 16 tokens. (Bulk (TMA) weight copies are no longer
+// get: two 64-row blocks per warpgroup (BN 256) at 8 tokens. (The 4-bit
+// 16-token BN 256 tiles go to layers of N·K >= 8192², whose fp64
+// reference is too slow here: the decode bench checks their numerics on
+// every run, bench/README.md. Bulk (TMA) weight copies are no longer
 // planned, planner v6; hummingd_gemm_bench --override still times them and
 // checks their numerics.)
 std::vector<GemmCase> DecodeCases() {
@@ -477,7 +479,7 @@ TEST(GemmCaseGridTest, DecodeCasesCoverEveryWgmmaRange) {
       wide += tile->block_n == 256 ? 1 : 0;
     }
   }
-  EXPECT_GE(wide, 3);
+  EXPECT_GE(wide, 2);
 }
 
 class GemmCorrectnessTest : public ::testing::TestWithParam<GemmCase> {

@@ -119,10 +119,12 @@ TEST(GemmDecodePlanTest, OnlyHopperLayersWithNMultipleOf64GetWgmma) {
 }
 
 // The planner's choices on the layers its sweeps measured
-// (bench/results/gemm-decode-ab-2fd1435-9783e8d.md, tile-sweep-a9fcdbf.md):
-// 256-row tiles at 8 tokens unless 128 rows fill clearly better, and at 16
-// tokens on long splits; BK 128 for 4-bit weights and at 32 tokens; short
-// rings; splits within one wave; weights by cp.async.
+// (bench/results/gemm-decode-ab-2fd1435-9783e8d.md, tile-sweep-a9fcdbf.md,
+// tile-sweep-a2df06b.md):
+// 256-row tiles at 8 tokens unless 128 rows fill clearly better, and for
+// 4-bit weights at 16 tokens on long splits; BK 128 for 4-bit weights and
+// at 16 and 32 tokens; short rings; splits within one wave; weights by
+// cp.async.
 TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
   struct Expected {
     const char* spec;
@@ -162,15 +164,15 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
        8192,
        28672,
        {"tile=8x256x64,warps=1x8,stages=5,mma=wgmma",
-        "tile=16x256x64,warps=1x8,stages=5,mma=wgmma",
+        "tile=16x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=64x128x64,warps=1x8,stages=6,mma=wgmma"},
-       {8, 8, 4, 4}},
+       {8, 4, 4, 4}},
       {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16",
        4096,
        4096,
        {"tile=8x256x64,warps=1x8,stages=5,mma=wgmma",
-        "tile=16x128x64,warps=1x8,stages=10,mma=wgmma",
+        "tile=16x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=64x128x64,warps=1x8,stages=6,mma=wgmma"},
        {16, 8, 8, 8}},
