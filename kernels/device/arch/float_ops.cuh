@@ -34,6 +34,14 @@ HUMMINGD_HD float sub_rn(float a, float b) {
 #endif
 }
 
+HUMMINGD_HD float div_rn(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fdiv_rn(a, b);
+#else
+  return a / b;
+#endif
+}
+
 HUMMINGD_HD double mul_rn(double a, double b) {
 #if defined(__CUDA_ARCH__)
   return __dmul_rn(a, b);

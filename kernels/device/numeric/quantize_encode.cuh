@@ -28,6 +28,7 @@
 // at the largest finite one) so that no code overflows by more than rounding;
 // a scale that would encode to zero rounds up to the smallest positive one.
 
+#include "arch/float_ops.cuh"
 #include "arch/platform.cuh"
 #include "numeric/float_encode.cuh"
 #include "numeric/formats.cuh"
@@ -53,30 +54,6 @@ struct QuantizeEntry {
   float scale;
   float zero;
 };
-
-HUMMINGD_HD float quantize_div(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fdiv_rn(a, b);
-#else
-  return a / b;
-#endif
-}
-
-HUMMINGD_HD float quantize_add(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
-
-HUMMINGD_HD float quantize_sub(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fsub_rn(a, b);
-#else
-  return a - b;
-#endif
-}
 
 // Round half to even (the default rounding mode on both sides).
 HUMMINGD_HD float quantize_rne(float x) {
@@ -192,7 +169,7 @@ HUMMINGD_HD QuantizeEntry make_quantize_entry(const QuantizeFormat& format,
   float range;
   float levels;
   if (asymmetric) {
-    range = quantize_sub(hi, lo);
+    range = sub_rn(hi, lo);
     levels = static_cast<float>((1u << format.bits) - 1u);
   } else if (format.kind == CodeKind::kFloat) {
     range = absmax;
@@ -209,11 +186,11 @@ HUMMINGD_HD QuantizeEntry make_quantize_entry(const QuantizeFormat& format,
     const u32 half_levels = (1u << (format.bits - 1)) - 1u;
     levels = static_cast<float>(half_levels == 0u ? 1u : half_levels);
   }
-  const float raw_scale = range > 0.0f ? quantize_div(range, levels) : 1.0f;
+  const float raw_scale = range > 0.0f ? div_rn(range, levels) : 1.0f;
   entry.scale_bits = encode_quantize_scale(format.scale_type, raw_scale);
   entry.scale = decode_scalar_runtime(format.scale_type, entry.scale_bits);
   if (asymmetric) {
-    const float zero = quantize_div(-lo, entry.scale);
+    const float zero = div_rn(-lo, entry.scale);
     if (format.zero == ZeroKind::kInteger) {
       const float max_code = static_cast<float>((1u << format.bits) - 1u);
       entry.zero = quantize_clamp(quantize_rne(zero), 0.0f, max_code);
@@ -231,7 +208,7 @@ HUMMINGD_HD QuantizeEntry make_quantize_entry(const QuantizeFormat& format,
 // Code of one weight (low `bits` bits) against its entry.
 HUMMINGD_HD u32 quantize_code(const QuantizeFormat& format,
                               const QuantizeEntry& entry, float w) {
-  const float ratio = quantize_div(w, entry.scale);
+  const float ratio = div_rn(w, entry.scale);
   if (format.kind == CodeKind::kFloat) {
     const u32 sign = float_as_bits(ratio) >> 31;
     const u32 magnitude = encode_small_float_magnitude(
@@ -246,12 +223,12 @@ HUMMINGD_HD u32 quantize_code(const QuantizeFormat& format,
   }
   float q;
   if (format.zero == ZeroKind::kFloat) {
-    q = quantize_rne(quantize_add(ratio, entry.zero));
+    q = quantize_rne(add_rn(ratio, entry.zero));
   } else {
     const float offset = format.zero == ZeroKind::kInteger
                              ? entry.zero
                              : static_cast<float>(1u << (format.bits - 1));
-    q = quantize_add(quantize_rne(ratio), offset);
+    q = add_rn(quantize_rne(ratio), offset);
   }
   return static_cast<u32>(quantize_clamp(q, 0.0f, static_cast<float>(mask)));
 }
