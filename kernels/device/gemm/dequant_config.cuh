@@ -17,7 +17,8 @@ template <CodeKind kKind_, int kBits_, int kExponentBits_, int kMantissaBits_,
           ScalarType kScaleType_, ZeroKind kZero_, SecondaryKind kSecondary_,
           ScalarType kActivationType_, ScalarType kOutputType_, i64 kN_,
           i64 kK_>
-struct DequantConfig {
+struct DequantConfig
+    : ScaleTiling<kScaleLayout_, kScaleBlockN_, kScaleBlockK_, kN_, kK_> {
   static constexpr CodeKind kKind = kKind_;
   static constexpr int kBits = kBits_;
   static constexpr int kExponentBits = kExponentBits_;
@@ -41,16 +42,12 @@ struct DequantConfig {
   static constexpr i64 kChunksPerRow = kK / kCodesPerChunk;
   static constexpr i64 kChunks = kN * kChunksPerRow;
 
-  // The (rows, columns) tile of the weight matrix one scale entry covers.
-  static constexpr i64 kScaleTileN = kScaleLayout == ScaleLayout::kBlock
-                                         ? kScaleBlockN_
-                                     : kScaleLayout == ScaleLayout::kTensor ? kN
-                                                                            : 1;
-  static constexpr i64 kScaleTileK =
-      kScaleLayout == ScaleLayout::kGroup || kScaleLayout == ScaleLayout::kBlock
-          ? kScaleBlockK_
-          : kK;
-  static constexpr i64 kScaleColumns = kK / kScaleTileK;
+  // The (rows, columns) of W one scale entry covers (numeric/formats.cuh).
+  using Scales =
+      ScaleTiling<kScaleLayout_, kScaleBlockN_, kScaleBlockK_, kN_, kK_>;
+  using Scales::kScaleColumns;
+  using Scales::kScaleTileK;
+  using Scales::kScaleTileN;
 
   static_assert(kK % kCodesPerChunk == 0, "K must be a multiple of 32");
   static_assert(kN > 0 && kK > 0, "empty matrix");

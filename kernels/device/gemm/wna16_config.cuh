@@ -57,21 +57,10 @@ struct GemmTile {
   static constexpr int kStages = kStages_;
 };
 
-// The (rows, columns) of W one scale entry covers, and the entries per row
-// (checkpoint layout, kernels/reference/dequant_reference.h).
+// The scale tiling (numeric/formats.cuh) of a GemmFormat's N x K weights.
 template <class Format, i64 kN, i64 kK>
-struct GemmScaleTiling {
-  static constexpr i64 kScaleTileN =
-      Format::kScaleLayout == ScaleLayout::kBlock    ? Format::kScaleBlockN
-      : Format::kScaleLayout == ScaleLayout::kTensor ? kN
-                                                     : 1;
-  static constexpr i64 kScaleTileK =
-      Format::kScaleLayout == ScaleLayout::kGroup ||
-              Format::kScaleLayout == ScaleLayout::kBlock
-          ? Format::kScaleBlockK
-          : kK;
-  static constexpr i64 kScaleColumns = kK / kScaleTileK;
-};
+using GemmScaleTiling = ScaleTiling<Format::kScaleLayout, Format::kScaleBlockN,
+                                    Format::kScaleBlockK, kN, kK>;
 
 template <class Format_, class Tile_, i64 kN_, i64 kK_>
 struct Wna16Config : GemmScaleTiling<Format_, kN_, kK_> {

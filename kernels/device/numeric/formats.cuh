@@ -33,6 +33,22 @@ enum class ScaleLayout : int {
   kTensor = 4,
 };
 
+// The (rows, columns) of an N x K weight matrix one scale entry covers, and
+// the entries per row, in the checkpoint layout
+// (kernels/reference/dequant_reference.h). kBlockN / kBlockK: group ->
+// (1, group size); block -> (block_n, block_k); channel and tensor ignore
+// them.
+template <ScaleLayout kLayout, int kBlockN, int kBlockK, i64 kN, i64 kK>
+struct ScaleTiling {
+  static constexpr i64 kScaleTileN = kLayout == ScaleLayout::kBlock    ? kBlockN
+                                     : kLayout == ScaleLayout::kTensor ? kN
+                                                                       : 1;
+  static constexpr i64 kScaleTileK =
+      kLayout == ScaleLayout::kGroup || kLayout == ScaleLayout::kBlock ? kBlockK
+                                                                       : kK;
+  static constexpr i64 kScaleColumns = kK / kScaleTileK;
+};
+
 // Zero point of uint codes (host: ZeroPointKind).
 enum class ZeroKind : int {
   kNone = 1,     // implicit mid-point 2^(bits-1)
