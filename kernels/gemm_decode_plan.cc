@@ -80,7 +80,8 @@ int64_t ChooseSplitK(int64_t blocks, int64_t k_tiles, int64_t slots,
   // in it: every extra wave measured slower than the fill it gains
   // (28672 x 8192 W4 at M = 1: 2 splits in one wave 36.7 µs, 3 splits 39.9,
   // 7 splits in three waves 39.2; at M = 16, no split 44.6 against 7 splits
-  // 52.5; bench/results/tile-sweep-a9fcdbf.md).
+  // 52.5; bench/results/tile-sweep-a9fcdbf.md). Layers with more blocks than
+  // slots (N > 33792 at BN 128) keep the fill-based choice: unmeasured.
   if (blocks <= slots)
     limit = std::max<int64_t>(1, std::min(limit, slots / blocks));
   int64_t best = 1;
@@ -130,9 +131,9 @@ absl::StatusOr<DecodeCandidate> MakeDecodeCandidate(
   // 1 KB per tile, where 512-byte runs cost a third of the HBM bandwidth
   // (bench/probes/stream_probe.cu: 3.2 vs 2.2 TB/s). 8-bit runs are 1 KB
   // at 64 columns.
-  // 8-bit weights at 16 and 32 tokens also stream 128-column tiles (2 KB
-  // runs): at 32 tokens 8192 x 8192 uint8 21.9 against 24.5 µs, e4m3 21.6
-  // against 22.5; at 16 tokens, in 128-row blocks, 10-16% faster than
+  // Wider weights at 16 and 32 tokens also stream 128-column tiles (2 KB
+  // runs at 8 bits): at 32 tokens 8192 x 8192 uint8 21.9 against 24.5 µs,
+  // e4m3 21.6 against 22.5; at 16 tokens, in 128-row blocks, 10-16% faster than
   // 256-row BK 64 tiles on four layers (8192 x 8192 uint8 19.9 against
   // 22.5 µs; bench/results/tile-sweep-a2df06b.md).
   const bool wide_k_tiles =
@@ -151,7 +152,7 @@ absl::StatusOr<DecodeCandidate> MakeDecodeCandidate(
     tile.stages = std::min(tile.stages, row_blocks == 2 ? 4 : 8);
   }
   // The same at 16 tokens in 256-row blocks (8192 x 28672: 38.4 µs with 4
-  // stages) and for 8-bit weights (4 and 5 stages within 2%), and at 32
+  // stages) and for wider weights (8-bit: 4 and 5 stages within 2%), and at 32
   // tokens for every width: 4 stages beat the 6 (4-bit) or 8 (8-bit) that
   // fit on all six layers of issue 5 (4096 x 4096: 8.3 against 9.2 µs;
   // 8192 x 8192: 17.4 against 17.6).
@@ -211,21 +212,24 @@ absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
     ASSIGN_OR_RETURN(
         DecodeCandidate chosen,
         MakeDecodeCandidate(range, 1, spec, shape, sm_count, smem_limit));
-    // 8-bit weights at 16 tokens stay in 128-row blocks: a 256-row tile of
-    // 128 columns holds only 3 stages (8192 x 8192 uint8: 29.1 µs).
+    // Weights wider than 4 bits stay in 128-row blocks at 16 tokens: a
+    // 256-row tile of 128 columns holds only 3 stages (measured with 8-bit:
+    // 8192 x 8192 uint8 29.1 µs).
     const bool wide_may_win =
         shape.n % 256 == 0 &&
         (range.tokens == 8 || (range.tokens == 16 && spec.weight.bits <= 4));
-    if (wide_may_win) {
-      ASSIGN_OR_RETURN(
-          DecodeCandidate wide,
-          MakeDecodeCandidate(range, 2, spec, shape, sm_count, smem_limit));
+    // A wide tile that does not fit the shared memory leaves the narrow one.
+    absl::StatusOr<DecodeCandidate> wide =
+        wide_may_win
+            ? MakeDecodeCandidate(range, 2, spec, shape, sm_count, smem_limit)
+            : absl::StatusOr<DecodeCandidate>(absl::NotFoundError("narrow"));
+    if (wide.ok()) {
       // 4-bit weights at 16 tokens: the 256-row tile wins only on long
       // splits (8192 x 28672, 28 k-tiles: 38.4 against 40.7 µs; 4096 x
       // 14336, 7 k-tiles: 15.2 against 14.2).
       const bool long_enough =
-          range.tokens == 8 || shape.k / wide.tile.block_k / wide.splits >= 8;
-      if (long_enough && chosen.score <= 1.05 * wide.score) chosen = wide;
+          range.tokens == 8 || shape.k / wide->tile.block_k / wide->splits >= 8;
+      if (long_enough && chosen.score <= 1.05 * wide->score) chosen = *wide;
     }
     entries.push_back(MakeGemmPlanEntry(range.m_min, range.m_max, chosen.tile,
                                         spec, shape, chosen.splits));

@@ -32,7 +32,8 @@ double SplitKScore(int64_t blocks, int64_t splits, int64_t slots,
 
 // The split-K factor for `blocks` equal blocks of `k_tiles` k-tiles that
 // maximizes SplitKScore; a larger factor must win by 2%. Every split keeps
-// at least `min_tiles_per_split` k-tiles.
+// at least `min_tiles_per_split` k-tiles, and when the blocks fit in one
+// wave of `slots`, the splits do too.
 int64_t ChooseSplitK(int64_t blocks, int64_t k_tiles, int64_t slots,
                      int64_t min_tiles_per_split, int64_t max_splits,
                      double reduction_bytes_per_split, double stream_bytes);

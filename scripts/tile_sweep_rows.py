@@ -9,6 +9,11 @@ import os
 import sys
 
 
+def number(value, fmt):
+    """A value the bench may have written as null (non-finite)."""
+    return "-" if value is None else format(value, fmt)
+
+
 def print_rows(path, line):
     try:
         rows = json.load(open(path))
@@ -16,13 +21,17 @@ def print_rows(path, line):
         print(f"line {line}: no rows ({error})")
         return
     for r in rows:
-        weight = r["spec"].split(",")[0].split("=")[1]
-        act = r["spec"].split("act=")[1].split(",")[0]
-        tile = r["kernel"].replace("tile=", "").replace(",mma=wgmma", "")
-        ok = "ok" if r["numerics_ok"] else "NUMERICS-FAIL"
-        print(f"{line:>3} {weight:6} {act:5} {r['n']}x{r['k']:<6} M={r['m']:<3}"
-              f" {r['us']:7.2f} us {100 * r['fraction']:5.1f}%  {tile}"
-              f" sp={r['splits']} {ok}")
+        spec = r.get("spec") or "?"
+        weight = spec.split(",")[0].split("=")[-1]
+        act = spec.split("act=")[1].split(",")[0] if "act=" in spec else "?"
+        tile = (r.get("kernel") or "?").replace("tile=", "")
+        tile = tile.replace(",mma=wgmma", "")
+        fraction = r.get("fraction")
+        percent = None if fraction is None else 100 * fraction
+        ok = "ok" if r.get("numerics_ok") else "NUMERICS-FAIL"
+        print(f"{line:>3} {weight:6} {act:5} {r.get('n')}x{r.get('k'):<6}"
+              f" M={r.get('m'):<3} {number(r.get('us'), '7.2f')} us"
+              f" {number(percent, '5.1f')}%  {tile} sp={r.get('splits')} {ok}")
 
 
 def merge(folder, out):
@@ -33,7 +42,7 @@ def merge(folder, out):
             rows += [dict(row, line=line) for row in json.load(open(path))]
         except (OSError, ValueError):
             pass
-    rows.sort(key=lambda r: (r["line"], r["m"]))
+    rows.sort(key=lambda r: (r["line"], r.get("m") or 0))
     with open(out, "w") as f:
         json.dump(rows, f, indent=1)
 

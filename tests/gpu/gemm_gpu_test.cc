@@ -365,12 +365,11 @@ const GemmCase kCases[] = {
 // (N = 64 * odd exercises the one-warpgroup tile, multiples of 128 the
 // two-warpgroup one). M <= 64 only; the mma.sync ranges are the grid's.
 // Plus two real layers, where the planner picks what small layers never
-// get: two 64-row blocks per warpgroup (BN 256) at 8 tokens. (The 4-bit
-// 16-token BN 256 tiles go to layers of N·K >= 8192², whose fp64
-// reference is too slow here: the decode bench checks their numerics on
-// every run, bench/README.md. Bulk (TMA) weight copies are no longer
-// planned, planner v6; hummingd_gemm_bench --override still times them and
-// checks their numerics.)
+// get: two 64-row blocks per warpgroup (BN 256) at 8 tokens, and for 4-bit
+// weights on splits of >= 8 k-tiles also at 16 tokens (14336 x 4096).
+// (Bulk (TMA) weight copies are no longer planned, planner v6;
+// hummingd_gemm_bench --override still times them and checks their
+// numerics.)
 std::vector<GemmCase> DecodeCases() {
   std::vector<GemmCase> cases;
   for (const GemmCase& c : kCases) {
@@ -380,7 +379,7 @@ std::vector<GemmCase> DecodeCases() {
     cases.push_back(GemmCase{c.spec, n, c.k, kDecode});
   }
   cases.push_back(
-      GemmCase{"weight=uint4,group=128,scale=fp16", 8192, 4096, kDecode});
+      GemmCase{"weight=uint4,group=128,scale=fp16", 14336, 4096, kDecode});
   cases.push_back(
       GemmCase{"weight=uint8,group=128,scale=fp16", 4096, 8192, kDecode});
   return cases;
@@ -460,8 +459,9 @@ TEST(GemmCaseGridTest, DecodeCasesCoverEveryWgmmaRange) {
     EXPECT_EQ(wgmma_ranges, 4);
     EXPECT_EQ(wgmma_ranges_hit, 4);
   }
-  // The two real layers reach the wide tiles.
+  // The two real layers reach the wide tiles, at 8 tokens and at 16.
   int wide = 0;
+  int wide_16 = 0;
   for (const GemmCase& c : cases) {
     KernelRequest request;
     request.family = KernelFamily::kGemm;
@@ -477,9 +477,11 @@ TEST(GemmCaseGridTest, DecodeCasesCoverEveryWgmmaRange) {
       ASSERT_TRUE(tile.ok()) << tile.status();
       if (tile->mma != GemmMma::kWgmma) continue;
       wide += tile->block_n == 256 ? 1 : 0;
+      wide_16 += tile->block_n == 256 && tile->block_m == 16 ? 1 : 0;
     }
   }
-  EXPECT_GE(wide, 2);
+  EXPECT_GE(wide, 3);
+  EXPECT_GE(wide_16, 1);
 }
 
 class GemmCorrectnessTest : public ::testing::TestWithParam<GemmCase> {

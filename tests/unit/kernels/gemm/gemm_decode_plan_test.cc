@@ -190,6 +190,27 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
   }
 }
 
+// A 256-row candidate that does not fit the shared memory leaves the
+// 128-row tile; it never fails the plan.
+TEST(GemmDecodePlanTest, AWideTileThatDoesNotFitLeavesTheNarrowOne) {
+  absl::StatusOr<QuantSpec> spec = ParseSpecText(
+      "weight=uint4,group=16,scale=fp32,zero=float,act=fp16,out=fp16");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  LayerShape shape;
+  shape.n = 256;
+  shape.k = 4096;
+  const int limit = 99 * 1024;
+  absl::StatusOr<std::vector<PlanEntry>> entries =
+      PlanWgmmaDecode(Canonicalize(*spec), shape, 132, limit);
+  ASSERT_TRUE(entries.ok()) << entries.status();
+  for (const PlanEntry& entry : *entries) {
+    absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(entry.config.text);
+    ASSERT_TRUE(tile.ok()) << tile.status();
+    EXPECT_LE(entry.launch.dynamic_shared_memory, limit) << entry.config.text;
+    if (tile->block_m == 16) EXPECT_EQ(tile->block_n, 128) << entry.config.text;
+  }
+}
+
 TEST(GemmDecodePlanTest, SplitKFillsWavesAndWeighsReductionTraffic) {
   // 64 blocks on 264 slots: 4 splits fill 97% of one wave.
   EXPECT_EQ(ChooseSplitK(64, 64, 264, 4, 16, 0.0, 1.0), 4);
