@@ -340,7 +340,8 @@ absl::StatusOr<KernelSource> GenerateGemmStub(const KernelRequest& request,
     absl::StrAppend(&text, "using Tile = hd::WgmmaTile<", tile.block_m, ", ",
                     tile.block_n, ", ", tile.block_k, ", ", tile.warps_n / 4,
                     ", ", tile.stages, ", ",
-                    tile.bulk_weights ? "true" : "false", ">;\n");
+                    tile.bulk_weights ? "true" : "false",
+                    tile.prescaled_scales ? ", true" : "", ">;\n");
     absl::StrAppend(&text, "using Config = hd::WgmmaConfig<Format, Tile, ",
                     request.shape.n, "LL, ", request.shape.k, "LL>;\n");
   } else {

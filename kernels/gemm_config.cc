@@ -80,26 +80,37 @@ std::string FormatGemmTileText(const GemmTileConfig& tile) {
                       tile.block_k, ",warps=", tile.warps_m, "x", tile.warps_n,
                       ",stages=", tile.stages,
                       tile.mma == GemmMma::kWgmma ? ",mma=wgmma" : "",
-                      tile.bulk_weights ? ",copy=bulk" : "");
+                      tile.bulk_weights ? ",copy=bulk" : "",
+                      tile.prescaled_scales ? ",scales=pre" : "");
 }
 
 absl::StatusOr<GemmTileConfig> ParseGemmTileText(std::string_view text) {
   const absl::string_view whole(text.data(), text.size());
   const std::vector<absl::string_view> fields = absl::StrSplit(whole, ',');
-  const bool has_mma = fields.size() >= 4;
-  const bool has_copy = fields.size() == 5;
-  if (fields.size() < 3 || fields.size() > 5 ||
+  // The options after stages=, each at most once and in this order.
+  size_t next = 3;
+  auto take = [&](absl::string_view option) {
+    if (next < fields.size() && fields[next] == option) {
+      ++next;
+      return true;
+    }
+    return false;
+  };
+  GemmTileConfig tile;
+  const bool has_mma = take("mma=wgmma");
+  if (has_mma) {  // the rest are wgmma options
+    tile.bulk_weights = take("copy=bulk");
+    tile.prescaled_scales = take("scales=pre");
+  }
+  if (fields.size() < 3 || next != fields.size() ||
       !absl::StartsWith(fields[0], "tile=") ||
       !absl::StartsWith(fields[1], "warps=") ||
-      !absl::StartsWith(fields[2], "stages=") ||
-      (has_mma && fields[3] != "mma=wgmma") ||
-      (has_copy && fields[4] != "copy=bulk")) {
+      !absl::StartsWith(fields[2], "stages=")) {
     return Invalid(absl::StrCat(
-        "expected tile=BMxBNxBK,warps=WMxWN,stages=S[,mma=wgmma[,copy=bulk]] "
-        "(got '",
+        "expected tile=BMxBNxBK,warps=WMxWN,stages=S[,mma=wgmma[,copy=bulk]"
+        "[,scales=pre]] (got '",
         whole, "')"));
   }
-  GemmTileConfig tile;
   int dims[3];
   if (!ParseDims(fields[0].substr(5), 3, dims)) return Invalid("bad tile=");
   tile.block_m = dims[0];
@@ -111,7 +122,6 @@ absl::StatusOr<GemmTileConfig> ParseGemmTileText(std::string_view text) {
   if (!ParseDims(fields[2].substr(7), 1, dims)) return Invalid("bad stages=");
   tile.stages = dims[0];
   tile.mma = has_mma ? GemmMma::kWgmma : GemmMma::kSync;
-  tile.bulk_weights = has_copy;
   return tile;
 }
 
@@ -161,6 +171,9 @@ absl::Status ValidateGemmTile(const GemmTileConfig& tile, int64_t n,
   }
   if (tile.bulk_weights && tile.mma != GemmMma::kWgmma) {
     return Invalid("copy=bulk is a wgmma tile option");
+  }
+  if (tile.prescaled_scales && tile.mma != GemmMma::kWgmma) {
+    return Invalid("scales=pre is a wgmma tile option");
   }
   if (tile.mma == GemmMma::kSync && (tile.stages < 2 || tile.stages > 8)) {
     return Invalid(absl::StrCat("stages must be 2..8 (got ", tile.stages, ")"));

@@ -3,9 +3,9 @@
 // Host side of the GEMM family's compile-time tiling: the canonical config
 // text the planner writes and codegen reads back
 // ("tile=16x64x128,warps=1x4,stages=4" for the mma.sync skeleton,
-// "tile=8x128x256,warps=1x8,stages=6,mma=wgmma[,copy=bulk]" for the Hopper decode
-// skeleton), its validation against a layer, and the split-K workspace
-// size.
+// "tile=8x128x256,warps=1x8,stages=6,mma=wgmma[,copy=bulk][,scales=pre]" for
+// the Hopper decode skeleton), its validation against a layer, and the split-K
+// workspace size.
 
 #include <cstdint>
 #include <string>
@@ -48,6 +48,11 @@ struct GemmTileConfig {
   // wgmma only: weights by cp.async.bulk (TMA) on per-stage mbarriers
   // instead of per-thread 16-byte cp.async ("copy=bulk").
   bool bulk_weights = false;
+  // wgmma only: scales applied to every weight pair (one more packed FMA
+  // per pair) instead of to fp32 partial sums once per scale group, which
+  // drains the wgmma pipe at every group ("scales=pre"; an option the
+  // bench can time, not yet planned).
+  bool prescaled_scales = false;
 
   int Threads() const { return 32 * warps_m * warps_n; }
   // Dynamic shared memory of the kernel for this spec (the wgmma skeleton
@@ -77,8 +82,8 @@ absl::Status CheckGemmUnits(int64_t n, int64_t k);
 
 // The tile fits the layer and the device rules (N % BN, K % BK, BK % 64,
 // warp tiles of whole m16 x n16 fragments, <= 1024 threads, stages 2..8;
-// for wgmma: block_m 8/16/32/64, warps 1x4, 1x8 or 1x16, BN a multiple of 64 per
-// warpgroup, stages 3..8).
+// for wgmma: block_m 8/16/32/64, warps 1x4, 1x8 or 1x16, BN a multiple of 64
+// per warpgroup, stages 3..8).
 absl::Status ValidateGemmTile(const GemmTileConfig& tile, int64_t n, int64_t k);
 
 // Split-K buffers per block along x (0 when splits <= 1); the device uses

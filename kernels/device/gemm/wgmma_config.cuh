@@ -97,9 +97,11 @@ HUMMINGD_HD constexpr int wgmma_scale_entries(long long scale_tile_k,
 }
 
 // kBulkWeights_: weights by cp.async.bulk on per-stage mbarriers instead
-// of per-thread cp.async (memory/wgmma_tiles.cuh).
+// of per-thread cp.async (memory/wgmma_tiles.cuh). kPrescaled_: scales
+// applied to every weight pair, never to fp32 partial sums
+// (gemm/wgmma_tile_compute.cuh, WgmmaScalePlan).
 template <int kTokens_, int kBlockN_, int kBlockK_, int kWarpgroups_,
-          int kStages_, bool kBulkWeights_ = false>
+          int kStages_, bool kBulkWeights_ = false, bool kPrescaled_ = false>
 struct WgmmaTile {
   static constexpr int kTokens = kTokens_;
   static constexpr int kBlockM = kTokens_;
@@ -108,6 +110,7 @@ struct WgmmaTile {
   static constexpr int kWarpgroups = kWarpgroups_;
   static constexpr int kStages = kStages_;
   static constexpr bool kBulkWeights = kBulkWeights_;
+  static constexpr bool kPrescaled = kPrescaled_;
 };
 
 template <class Format_, class Tile_, i64 kN_, i64 kK_>

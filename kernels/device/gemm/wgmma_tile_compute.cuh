@@ -43,9 +43,11 @@ struct WgmmaScalePlan {
   // The partial set beside the totals fits the registers up to 32
   // accumulators per thread (the tiles that run two blocks per SM);
   // periods of one k16 step would drain the pipe at every step.
-  static constexpr bool kDeferred = Decoder::kUnscaledOperands &&
-                                    Config::kAccumulators <= 32 &&
-                                    Config::kScaleTileK >= 32;
+  // A tile may ask for pre-scaled operands (scales=pre): no drain of the
+  // wgmma pipe per scale period, at one more packed FMA per pair.
+  static constexpr bool kDeferred =
+      !Tile::kPrescaled && Decoder::kUnscaledOperands &&
+      Config::kAccumulators <= 32 && Config::kScaleTileK >= 32;
   static constexpr int kFoldK = Config::kScaleTileK < Tile::kBlockK
                                     ? static_cast<int>(Config::kScaleTileK)
                                     : Tile::kBlockK;

@@ -16,6 +16,7 @@
 #include "kernels/codegen.h"
 #include "kernels/cubin_info.h"
 #include "kernels/gemm_config.h"
+#include "kernels/gemm_decode_plan.h"
 #include "kernels/gpu_target.h"
 #include "kernels/layer_shape.h"
 #include "kernels/nvrtc_compiler.h"
@@ -137,6 +138,50 @@ TEST(GemmCompileTest, EveryPlannedGemmKernelCompilesForEveryArch) {
       [](const testing::CompileJob& job) {
         return job.config.skeleton == kGemmSkeleton;
       });
+}
+
+// The wgmma tile options the planner does not emit but the bench can time
+// (copy=bulk, scales=pre) compile, and each reaches the kernel: its cubin
+// differs from the plain tile's.
+TEST(GemmCompileTest, WgmmaTileOptionsCompileAndChangeTheKernel) {
+  absl::StatusOr<QuantSpec> spec =
+      ParseSpecText("weight=uint4,group=128,scale=fp16");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  KernelRequest request;
+  request.family = KernelFamily::kGemm;
+  request.spec = Canonicalize(*spec);
+  request.shape.n = 1024;
+  request.shape.k = 1024;
+  absl::StatusOr<GpuTarget> gpu = ParseGpuArch("sm_90a");
+  ASSERT_TRUE(gpu.ok()) << gpu.status();
+  request.gpu = *gpu;
+  auto compile = [&](const std::string& text) -> std::string {
+    absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(text);
+    EXPECT_TRUE(tile.ok()) << text << ": " << tile.status();
+    if (!tile.ok()) return "";
+    EXPECT_TRUE(ValidateGemmTile(*tile, request.shape.n, request.shape.k).ok())
+        << text;
+    PlanEntry entry =
+        MakeGemmPlanEntry(1, 64, *tile, request.spec, request.shape, 1);
+    absl::StatusOr<KernelSource> source =
+        GenerateStub(request, entry.config);
+    EXPECT_TRUE(source.ok()) << text << ": " << source.status();
+    if (!source.ok()) return "";
+    absl::StatusOr<CompiledKernel> kernel = CompileKernel(*source, request.gpu);
+    EXPECT_TRUE(kernel.ok()) << text << ": " << kernel.status();
+    return kernel.ok() ? kernel->cubin : "";
+  };
+  const std::string plain =
+      compile("tile=64x128x128,warps=1x8,stages=4,mma=wgmma");
+  const std::string prescaled =
+      compile("tile=64x128x128,warps=1x8,stages=4,mma=wgmma,scales=pre");
+  const std::string bulk_prescaled = compile(
+      "tile=64x128x128,warps=1x8,stages=4,mma=wgmma,copy=bulk,scales=pre");
+  ASSERT_FALSE(plain.empty());
+  ASSERT_FALSE(prescaled.empty());
+  ASSERT_FALSE(bulk_prescaled.empty());
+  EXPECT_NE(plain, prescaled);
+  EXPECT_NE(prescaled, bulk_prescaled);
 }
 
 }  // namespace

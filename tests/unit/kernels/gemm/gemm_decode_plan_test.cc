@@ -245,6 +245,29 @@ TEST(GemmDecodePlanTest, WgmmaTileTextRoundTripsAndValidates) {
   EXPECT_TRUE(ValidateGemmTile(tile, 256, 256).ok());
   EXPECT_FALSE(
       ParseGemmTileText("tile=8x128x128,warps=1x8,stages=10,mma=x").ok());
+  // Options: copy=bulk then scales=pre, wgmma tiles only.
+  for (const char* options :
+       {",copy=bulk", ",scales=pre", ",copy=bulk,scales=pre"}) {
+    const std::string with = text + options;
+    absl::StatusOr<GemmTileConfig> optioned = ParseGemmTileText(with);
+    ASSERT_TRUE(optioned.ok()) << with << ": " << optioned.status();
+    EXPECT_EQ(FormatGemmTileText(*optioned), with);
+    EXPECT_TRUE(ValidateGemmTile(*optioned, 256, 256).ok()) << with;
+  }
+  EXPECT_TRUE(ParseGemmTileText(text + ",scales=pre")->prescaled_scales);
+  EXPECT_FALSE(ParseGemmTileText(text + ",scales=pre,copy=bulk").ok());
+  EXPECT_FALSE(ParseGemmTileText(text + ",scales=pre,scales=pre").ok());
+  EXPECT_FALSE(ParseGemmTileText(text + ",scales=post").ok());
+  EXPECT_FALSE(
+      ParseGemmTileText("tile=16x64x128,warps=1x4,stages=4,scales=pre").ok());
+  GemmTileConfig sync_prescaled = *ParseGemmTileText(text + ",scales=pre");
+  sync_prescaled.mma = GemmMma::kSync;
+  sync_prescaled.block_m = 16;
+  sync_prescaled.warps_n = 4;
+  sync_prescaled.stages = 4;
+  EXPECT_FALSE(ValidateGemmTile(sync_prescaled, 256, 256).ok());
+  sync_prescaled.prescaled_scales = false;  // the option alone was refused
+  EXPECT_TRUE(ValidateGemmTile(sync_prescaled, 256, 256).ok());
   GemmTileConfig bad = tile;
   bad.block_m = 24;
   EXPECT_FALSE(ValidateGemmTile(bad, 256, 256).ok());
