@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -219,11 +220,13 @@ absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
         shape.n % 256 == 0 &&
         (range.tokens == 8 || (range.tokens == 16 && spec.weight.bits <= 4));
     // A wide tile that does not fit the shared memory leaves the narrow one.
-    absl::StatusOr<DecodeCandidate> wide =
-        wide_may_win
-            ? MakeDecodeCandidate(range, 2, spec, shape, sm_count, smem_limit)
-            : absl::StatusOr<DecodeCandidate>(absl::NotFoundError("narrow"));
-    if (wide.ok()) {
+    std::optional<DecodeCandidate> wide;
+    if (wide_may_win) {
+      absl::StatusOr<DecodeCandidate> candidate =
+          MakeDecodeCandidate(range, 2, spec, shape, sm_count, smem_limit);
+      if (candidate.ok()) wide = *candidate;
+    }
+    if (wide.has_value()) {
       // 4-bit weights at 16 tokens: the 256-row tile wins only on long
       // splits (8192 x 28672, 28 k-tiles: 38.4 against 40.7 µs; 4096 x
       // 14336, 7 k-tiles: 15.2 against 14.2).

@@ -26,43 +26,42 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 rm -rf "$out/round" "$out/bench" "$out/groups" "$out/logs.tar.gz"
 
-{
-  OUT="$out/round" "$here/gpu_round.sh" "$carry" > "$out/round.txt" 2>&1
-  round_rc=$?
-  echo "== gpu round (exit $round_rc)"
-  grep -A1 "== summary" "$out/round.txt" | tail -1
-  grep -E "^(PASS|FAIL)" "$out/round.txt"
+# What this script prints is also summary.txt.
+exec > >(tee "$out/summary.txt") 2>&1
+tee_pid=$!
 
-  export SHAPES=${SHAPES:-8192x8192,28672x8192,8192x28672,4096x4096,6144x4096,4096x14336}
-  export MS=${MS:-1,2,4,8,16,32,64}
-  export SPECS=${SPECS:-"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16;weight=uint4,group=128,scale=bf16,act=bf16,out=bf16;weight=uint8,group=128,scale=fp16,act=fp16,out=fp16;weight=e4m3,group=128,scale=fp16,act=fp16,out=fp16"}
-  OUT="$out/bench" "$here/gemm_bench_round.sh" "$carry" "$@" \
-    > "$out/bench.txt" 2>&1
-  bench_rc=$?
-  echo "== decode bench (exit $bench_rc)"
-  grep "cases," "$out/bench.txt"
-  # spec, N×K, M, µs, % of roofline, meets
-  grep '^| `' "$out/bench/gemm_bench.md" 2>/dev/null |
-    awk -F'|' '{print $2, $3, $4, $5, $7, $9}'
+OUT="$out/round" "$here/gpu_round.sh" "$carry" > "$out/round.txt" 2>&1
+round_rc=$?
+echo "== gpu round (exit $round_rc)"
+grep -A1 "== summary" "$out/round.txt" | tail -1
+grep -E "^(PASS|FAIL)" "$out/round.txt"
 
-  group_specs=${GROUP_SPECS:-"weight=uint4,group=32,scale=fp16,act=fp16,out=fp16;weight=uint4,group=64,scale=fp16,act=fp16,out=fp16;weight=uint4,group=channel,scale=fp16,act=fp16,out=fp16"}
-  groups_rc=0
-  if [[ "$group_specs" != none ]]; then
-    mkdir -p "$out/groups"
-    carry_dir=$(cd "$carry" && pwd)
-    LD_LIBRARY_PATH="$carry_dir/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-      "$carry_dir/bin/hummingd_gemm_bench" --specs "$group_specs" \
-      --shapes "${GROUP_SHAPES:-8192x8192}" --ms "$MS" \
-      --markdown "$out/groups/gemm_bench.md" \
-      --json "$out/groups/gemm_bench.json" > "$out/groups.txt" 2>&1
-    groups_rc=$?
-    echo "== group sizes (exit $groups_rc)"
-    grep "cases," "$out/groups.txt"
-  fi
-} | tee "$out/summary.txt"
-round_rc=$(sed -n 's/^== gpu round (exit \([0-9]*\))$/\1/p' "$out/summary.txt")
-bench_rc=$(sed -n 's/^== decode bench (exit \([0-9]*\))$/\1/p' "$out/summary.txt")
-groups_rc=$(sed -n 's/^== group sizes (exit \([0-9]*\))$/\1/p' "$out/summary.txt")
+export SHAPES=${SHAPES:-8192x8192,28672x8192,8192x28672,4096x4096,6144x4096,4096x14336}
+export MS=${MS:-1,2,4,8,16,32,64}
+export SPECS=${SPECS:-"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16;weight=uint4,group=128,scale=bf16,act=bf16,out=bf16;weight=uint8,group=128,scale=fp16,act=fp16,out=fp16;weight=e4m3,group=128,scale=fp16,act=fp16,out=fp16"}
+OUT="$out/bench" "$here/gemm_bench_round.sh" "$carry" "$@" \
+  > "$out/bench.txt" 2>&1
+bench_rc=$?
+echo "== decode bench (exit $bench_rc)"
+grep "cases," "$out/bench.txt"
+# spec, N×K, M, µs, % of roofline, meets
+grep '^| `' "$out/bench/gemm_bench.md" 2>/dev/null |
+  awk -F'|' '{print $2, $3, $4, $5, $7, $9}'
+
+group_specs=${GROUP_SPECS:-"weight=uint4,group=32,scale=fp16,act=fp16,out=fp16;weight=uint4,group=64,scale=fp16,act=fp16,out=fp16;weight=uint4,group=channel,scale=fp16,act=fp16,out=fp16"}
+groups_rc=0
+if [[ "$group_specs" != none ]]; then
+  mkdir -p "$out/groups"
+  carry_dir=$(cd "$carry" && pwd)
+  LD_LIBRARY_PATH="$carry_dir/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+    "$carry_dir/bin/hummingd_gemm_bench" --specs "$group_specs" \
+    --shapes "${GROUP_SHAPES:-8192x8192}" --ms "$MS" \
+    --markdown "$out/groups/gemm_bench.md" \
+    --json "$out/groups/gemm_bench.json" > "$out/groups.txt" 2>&1
+  groups_rc=$?
+  echo "== group sizes (exit $groups_rc)"
+  grep "cases," "$out/groups.txt"
+fi
 
 # Everything but the tables and the summary travels as one archive.
 logs=()
@@ -74,6 +73,9 @@ if [[ ${#logs[@]} -gt 0 ]]; then
     (cd "$out" && rm -rf "${logs[@]}")
 fi
 
-if [[ ${round_rc:-1} -ne 0 ]]; then exit "${round_rc:-1}"; fi
-if [[ ${bench_rc:-1} -ne 0 ]]; then exit "${bench_rc:-1}"; fi
-exit "${groups_rc:-0}"
+# summary.txt is whole once tee has seen the end of the output.
+exec 1>&- 2>&-
+wait "$tee_pid"
+if [[ $round_rc -ne 0 ]]; then exit "$round_rc"; fi
+if [[ $bench_rc -ne 0 ]]; then exit "$bench_rc"; fi
+exit "$groups_rc"

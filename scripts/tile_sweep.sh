@@ -21,6 +21,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 carry=$(cd "${1:?carry folder}" && pwd) || exit 1
 sweep=${2:?sweep file}
+[[ -r "$sweep" ]] || { echo "tile_sweep: cannot read sweep file '$sweep'" >&2; exit 1; }
 out=${OUT:-./tile-sweep-out}
 mkdir -p "$out"
 rm -f "$out/sweep.txt" "$out/sweep.json"

@@ -1,8 +1,8 @@
 #pragma once
 
-// CHECK(cuda call) for the standalone probes in this folder: print the
-// failing call's place and error, then exit (a probe has nothing to
-// recover).
+// What the standalone probes in this folder share: CHECK(cuda call), which
+// prints the failing call's place and error and exits (a probe has nothing
+// to recover), and the capture of a launch sequence into one CUDA graph.
 
 #include <cuda_runtime.h>
 
@@ -17,3 +17,18 @@
       std::exit(1);                                                         \
     }                                                                       \
   } while (0)
+
+// launch(i) for i < launches, captured on `stream` into one instantiated
+// graph (the caller destroys it).
+template <class Launch>
+cudaGraphExec_t capture_graph(cudaStream_t stream, int launches,
+                              Launch&& launch) {
+  cudaGraph_t graph;
+  CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  for (int i = 0; i < launches; ++i) launch(i);
+  CHECK(cudaStreamEndCapture(stream, &graph));
+  cudaGraphExec_t exec;
+  CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  CHECK(cudaGraphDestroy(graph));
+  return exec;
+}

@@ -203,12 +203,7 @@ int main() {
   cudaStream_t stream;
   CHECK(cudaStreamCreate(&stream));
   auto time_graph = [&](auto launch_one, int launches) {
-    cudaGraph_t graph;
-    CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
-    for (int i = 0; i < launches; ++i) launch_one(i);
-    CHECK(cudaStreamEndCapture(stream, &graph));
-    cudaGraphExec_t exec;
-    CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    cudaGraphExec_t exec = capture_graph(stream, launches, launch_one);
     std::vector<float> times;
     cudaEvent_t a, b;
     CHECK(cudaEventCreate(&a));
@@ -222,6 +217,9 @@ int main() {
       CHECK(cudaEventElapsedTime(&ms, a, b));
       if (r > 0) times.push_back(ms * 1000.f / launches);
     }
+    CHECK(cudaGraphExecDestroy(exec));
+    CHECK(cudaEventDestroy(a));
+    CHECK(cudaEventDestroy(b));
     std::sort(times.begin(), times.end());
     return times[times.size() / 2];
   };

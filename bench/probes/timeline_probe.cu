@@ -172,12 +172,7 @@ std::vector<uint16_t> run_layer(const char* name, int splits, int m, bool pdl) {
         &config, kernel, args,
         timeline + static_cast<size_t>(i) * blocks * kMarks));
   };
-  cudaGraph_t graph;
-  CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
-  for (int i = 0; i < kLaunches; ++i) launch(i);
-  CHECK(cudaStreamEndCapture(stream, &graph));
-  cudaGraphExec_t exec;
-  CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  cudaGraphExec_t exec = capture_graph(stream, kLaunches, launch);
   cudaEvent_t begin, end;
   CHECK(cudaEventCreate(&begin));
   CHECK(cudaEventCreate(&end));
@@ -300,7 +295,6 @@ std::vector<uint16_t> run_layer(const char* name, int splits, int m, bool pdl) {
   }
 
   CHECK(cudaGraphExecDestroy(exec));
-  CHECK(cudaGraphDestroy(graph));
   CHECK(cudaStreamDestroy(stream));
   for (int c = 0; c < copies; ++c) {
     CHECK(cudaFree(weights[c]));

@@ -152,8 +152,12 @@ HUMMINGD_DEVICE u32 load_row_element(const WgmmaChunk<Config>& chunk, int r,
   constexpr int kBytes =
       kZero ? Config::kZeroElementBytes : Config::kScaleElementBytes;
   const int col = (k_tile0 + k_local) / static_cast<int>(Config::kScaleTileK);
-  const u32 s_row =
-      kZero ? chunk.s_zero[kZero ? r : 0][j] : chunk.s_scale[r][j];
+  u32 s_row;
+  if constexpr (kZero) {
+    s_row = chunk.s_zero[r][j];
+  } else {
+    s_row = chunk.s_scale[r][j];
+  }
   return load_shared_element<kBytes>(
       s_row + static_cast<u32>((col - chunk.first_col) * kBytes));
 }
