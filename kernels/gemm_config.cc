@@ -71,6 +71,11 @@ int WgmmaBlocksPerSm(const GemmTileConfig& tile) {
   // Two blocks cap a thread at 65536 / (2 x threads) registers: 128 for
   // 256 threads (enough up to 32 accumulators), 64 for 512 (enough for 4:
   // the 8-token tile took 54 registers, the 16-token one spilled).
+  // 8-token 128-row tiles of at most 4 stages run four (64 registers each;
+  // the planner's choice for layers that need many short splits).
+  if (tile.Threads() <= 256 && accumulators <= 4 && tile.stages <= 4) {
+    return 4;
+  }
   if (tile.Threads() <= 256) return accumulators <= 32 ? 2 : 1;
   return accumulators <= 4 ? 2 : 1;
 }
@@ -188,13 +193,19 @@ absl::Status ValidateGemmTile(const GemmTileConfig& tile, int64_t n,
 
 int64_t GemmWorkspaceBytesPerMBlock(const GemmTileConfig& tile, int64_t n,
                                     int64_t splits) {
-  if (splits <= 1) return 0;
+  if (splits <= 1 || tile.mma == GemmMma::kWgmma) return 0;
   return splits * (n / tile.block_n) * tile.block_m * tile.block_n * 4;
 }
 
 int64_t GemmCounterBytesPerMBlock(const GemmTileConfig& tile, int64_t n,
                                   int64_t splits) {
   if (splits <= 1) return 0;
+  // The wgmma decode tiles exchange their partials as tagged words in the
+  // counter buffer (kernels/device/epilogue/split_k_tagged.cuh), one per
+  // partial value, in the workspace's layout.
+  if (tile.mma == GemmMma::kWgmma) {
+    return splits * (n / tile.block_n) * tile.block_m * tile.block_n * 4;
+  }
   return ((tile.block_m + 15) / 16) * (n / 16) * 4;
 }
 

@@ -12,8 +12,9 @@
 namespace hummingd {
 namespace {
 
-// Shared memory per block for two blocks per SM (228 KB per SM, 1 KB of it
-// reserved per block), and for one.
+// Shared memory per block for four, two and one blocks per SM (228 KB per
+// SM, 1 KB of it reserved per block).
+constexpr int kFourBlocksSharedBytes = 56 * 1024;
 constexpr int kTwoBlocksSharedBytes = 113 * 1024;
 constexpr int kOneBlockSharedBytes = 227 * 1024;
 constexpr int kMaxStages = 12;
@@ -161,6 +162,14 @@ absl::StatusOr<DecodeCandidate> MakeDecodeCandidate(
     tile.stages = std::min(tile.stages, 4);
   }
   if (range.tokens == 32) tile.stages = std::min(tile.stages, 4);
+  // Wider weights at 64 tokens scale each operand pair instead of deferring
+  // the scales to the fp32 partial sums, so the k-loop never drains the
+  // wgmma pipe (uint8, against the deferred tile, same splits: 8192 x 8192
+  // 27.4 against 29.1 µs, 28672 x 8192 87.4 against 92.4, 8192 x 28672 82.6
+  // against 86.1). 4-bit weights lost with it at 32 and 64 tokens on five
+  // of six layers (8192 x 8192 at M = 32: 17.7 against 16.5;
+  // bench/results/tile-sweep-318e682.md).
+  tile.prescaled_scales = range.tokens == 64 && spec.weight.bits > 4;
   if (tile.SharedBytes(spec) > smem_limit) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "gpu.max_shared_memory_per_block_optin: ", smem_limit,
@@ -190,6 +199,48 @@ absl::StatusOr<DecodeCandidate> MakeDecodeCandidate(
   // M = 1: 23.3 µs bulk, 19.8 cp.async). `--override ...,copy=bulk` keeps
   // them measurable.
   tile.bulk_weights = false;
+  return candidate;
+}
+
+// 8-token tiles of <= 4-bit weights on layers that need many short splits:
+// 128-row tiles with 4 stages (52 KB, 64 registers) run four blocks per SM,
+// so the split can double. Measured against the previous plan (sweeps e
+// and f, bench/results/tile-sweep-318e682.md): 8192 x 8192 with 8 splits
+// (512 blocks) 11.8 against 12.1 µs, 4096 x 14336 with 16 splits 11.3
+// against 12.2, 6144 x 4096 with 8 splits (384 blocks) 7.0-7.1 against
+// 7.3-7.5. It lost where it cannot pass two blocks per SM (4096 x 4096: 8
+// splits are 256 blocks, 16 splits leave 2 k-tiles each; 6.7 against 5.8)
+// and on long splits (28672 x 8192, 32 k-tiles per split: 40.7 against 34.9).
+std::optional<DecodeCandidate> FourBlocksPerSmCandidate(
+    const DecodeRange& range, const QuantSpec& spec, const LayerShape& shape,
+    int sm_count, int smem_limit) {
+  if (range.tokens != 8 || spec.weight.bits > 4 || shape.n % 128 != 0 ||
+      shape.k % 128 != 0) {
+    return std::nullopt;
+  }
+  DecodeCandidate candidate;
+  GemmTileConfig& tile = candidate.tile;
+  tile.mma = GemmMma::kWgmma;
+  tile.block_m = range.tokens;
+  tile.warps_m = 1;
+  tile.warps_n = 8;
+  tile.block_n = 128;
+  tile.block_k = 128;
+  tile.stages = 4;
+  if (WgmmaBlocksPerSm(tile) != 4 ||
+      tile.SharedBytes(spec) > std::min(kFourBlocksSharedBytes, smem_limit) ||
+      !ValidateGemmTile(tile, shape.n, shape.k).ok()) {
+    return std::nullopt;
+  }
+  const int64_t n_blocks = shape.n / tile.block_n;
+  const int64_t k_tiles = shape.k / tile.block_k;
+  candidate.splits = std::min<int64_t>(
+      {int64_t{4} * sm_count / n_blocks, k_tiles / 4, int64_t{16}});
+  if (candidate.splits < 1) return std::nullopt;
+  const int64_t blocks = n_blocks * candidate.splits;
+  const bool more_than_two_per_sm = blocks > int64_t{2} * sm_count;
+  const bool short_splits = k_tiles <= 8 * candidate.splits;
+  if (!more_than_two_per_sm || !short_splits) return std::nullopt;
   return candidate;
 }
 
@@ -233,6 +284,10 @@ absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
       const bool long_enough =
           range.tokens == 8 || shape.k / wide->tile.block_k / wide->splits >= 8;
       if (long_enough && chosen.score <= 1.05 * wide->score) chosen = *wide;
+    }
+    if (std::optional<DecodeCandidate> four = FourBlocksPerSmCandidate(
+            range, spec, shape, sm_count, smem_limit)) {
+      chosen = *four;
     }
     entries.push_back(MakeGemmPlanEntry(range.m_min, range.m_max, chosen.tile,
                                         spec, shape, chosen.splits));

@@ -72,6 +72,11 @@ TEST(GemmDecodePlanTest, HopperDecodeRangesAreWgmmaAndFillTheMachine) {
         EXPECT_LE(entry.launch.dynamic_shared_memory, 227 * 1024);
         EXPECT_EQ(entry.launch.dynamic_shared_memory,
                   tile->SharedBytes(request.spec));
+        // Pre-scaled operands only where they won: wider weights at 64
+        // tokens.
+        EXPECT_EQ(tile->prescaled_scales,
+                  expected_tokens[i] == 64 && request.spec.weight.bits > 4)
+            << entry.config.text;
       }
       EXPECT_EQ(plan->entries[4].m_min, 65);
       for (size_t i = 4; i < plan->entries.size(); ++i) {
@@ -136,11 +141,29 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
        8192,
        8192,
-       {"tile=8x256x128,warps=1x8,stages=4,mma=wgmma",
+       {"tile=8x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=16x256x128,warps=1x8,stages=4,mma=wgmma",
         "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
        {8, 8, 4, 4}},
+      // Short splits: four 8-token blocks per SM (16 splits, 512 blocks;
+      // 8 splits, 384 blocks).
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
+       4096,
+       14336,
+       {"tile=8x128x128,warps=1x8,stages=4,mma=wgmma",
+        "tile=16x128x128,warps=1x8,stages=8,mma=wgmma",
+        "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
+        "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
+       {16, 8, 8, 8}},
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
+       6144,
+       4096,
+       {"tile=8x128x128,warps=1x8,stages=4,mma=wgmma",
+        "tile=16x128x128,warps=1x8,stages=8,mma=wgmma",
+        "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
+        "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
+       {8, 5, 5, 5}},
       // 112 256-row blocks: 2 splits fill one wave; 224 128-row blocks
       // need none.
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
@@ -166,7 +189,7 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
        {"tile=8x256x64,warps=1x8,stages=5,mma=wgmma",
         "tile=16x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
-        "tile=64x128x64,warps=1x8,stages=6,mma=wgmma"},
+        "tile=64x128x64,warps=1x8,stages=6,mma=wgmma,scales=pre"},
        {8, 4, 4, 4}},
       {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16",
        4096,
@@ -174,7 +197,7 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
        {"tile=8x256x64,warps=1x8,stages=5,mma=wgmma",
         "tile=16x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
-        "tile=64x128x64,warps=1x8,stages=6,mma=wgmma"},
+        "tile=64x128x64,warps=1x8,stages=6,mma=wgmma,scales=pre"},
        {16, 8, 8, 8}},
   };
   for (const Expected& e : expected) {
@@ -226,6 +249,50 @@ TEST(GemmDecodePlanTest, SplitKFillsWavesAndWeighsReductionTraffic) {
   // Deterministic.
   EXPECT_EQ(ChooseSplitK(112, 128, 132, 4, 16, 1e6, 32e6),
             ChooseSplitK(112, 128, 132, 4, 16, 1e6, 32e6));
+}
+
+// The 8-token tiles planned four per SM fit four (shared memory, and the
+// stub caps their registers at 64); the layers where they lost keep theirs.
+TEST(GemmDecodePlanTest, FourBlocksPerSmTilesFitFourAndTheStubSaysSo) {
+  const char* const kW4 = "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16";
+  const std::pair<int64_t, int64_t> four_per_sm[] = {
+      {8192, 8192}, {4096, 14336}, {6144, 4096}};
+  for (auto [n, k] : four_per_sm) {
+    SCOPED_TRACE(::testing::Message() << "N=" << n << " K=" << k);
+    const KernelRequest request = Request(kW4, n, k);
+    absl::StatusOr<Plan> plan = PlanKernels(request);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    const PlanEntry& entry = plan->entries[0];
+    absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(entry.config.text);
+    ASSERT_TRUE(tile.ok()) << tile.status();
+    EXPECT_EQ(WgmmaBlocksPerSm(*tile), 4);
+    // 228 KB per SM, 1 KB of it reserved per block.
+    EXPECT_LE(4 * (entry.launch.dynamic_shared_memory + 1024), 228 * 1024);
+    // More than two blocks per SM's worth, each split short.
+    EXPECT_GT(entry.launch.grid_y * entry.launch.grid_z, 2 * 132);
+    EXPECT_LE(k / tile->block_k, 8 * entry.launch.grid_z);
+    absl::StatusOr<KernelSource> stub = GenerateStub(request, entry.config);
+    ASSERT_TRUE(stub.ok()) << stub.status();
+    EXPECT_NE(stub->source.find("__launch_bounds__(256, 4)"),
+              std::string::npos);
+  }
+  const std::pair<int64_t, int64_t> kept[] = {
+      {4096, 4096}, {28672, 8192}, {8192, 28672}};
+  for (auto [n, k] : kept) {
+    SCOPED_TRACE(::testing::Message() << "N=" << n << " K=" << k);
+    absl::StatusOr<Plan> plan = PlanKernels(Request(kW4, n, k));
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    absl::StatusOr<GemmTileConfig> tile =
+        ParseGemmTileText(plan->entries[0].config.text);
+    ASSERT_TRUE(tile.ok()) << tile.status();
+    EXPECT_NE(WgmmaBlocksPerSm(*tile), 4) << plan->entries[0].config.text;
+  }
+  // 8-bit weights keep their 256-row 8-token tiles.
+  absl::StatusOr<Plan> w8 = PlanKernels(Request(
+      "weight=uint8,group=128,scale=fp16,act=fp16,out=fp16", 8192, 8192));
+  ASSERT_TRUE(w8.ok()) << w8.status();
+  EXPECT_EQ(w8->entries[0].config.text,
+            "tile=8x256x64,warps=1x8,stages=5,mma=wgmma");
 }
 
 TEST(GemmDecodePlanTest, WgmmaTileTextRoundTripsAndValidates) {
