@@ -193,19 +193,13 @@ absl::Status ValidateGemmTile(const GemmTileConfig& tile, int64_t n,
 
 int64_t GemmWorkspaceBytesPerMBlock(const GemmTileConfig& tile, int64_t n,
                                     int64_t splits) {
-  if (splits <= 1 || tile.mma == GemmMma::kWgmma) return 0;
+  if (splits <= 1) return 0;
   return splits * (n / tile.block_n) * tile.block_m * tile.block_n * 4;
 }
 
 int64_t GemmCounterBytesPerMBlock(const GemmTileConfig& tile, int64_t n,
                                   int64_t splits) {
   if (splits <= 1) return 0;
-  // The wgmma decode tiles exchange their partials as tagged words in the
-  // counter buffer (kernels/device/epilogue/split_k_tagged.cuh), one per
-  // partial value, in the workspace's layout.
-  if (tile.mma == GemmMma::kWgmma) {
-    return splits * (n / tile.block_n) * tile.block_m * tile.block_n * 4;
-  }
   return ((tile.block_m + 15) / 16) * (n / 16) * 4;
 }
 

@@ -89,20 +89,17 @@ absl::Status CheckGemmUnits(int64_t n, int64_t k);
 absl::Status ValidateGemmTile(const GemmTileConfig& tile, int64_t n, int64_t k);
 
 // Split-K buffers per block along x (0 when splits <= 1); the device uses
-// the same layout (kernels/device/schedule/split_k.cuh). mma.sync tiles:
-// fp32 partials in the workspace and u32 arrival counters (one per
-// (m16, n16) tile origin). wgmma decode tiles: no workspace; one tagged
-// u32 word per partial value in the counter buffer
-// (kernels/device/epilogue/split_k_tagged.cuh).
+// the same layout (kernels/device/schedule/split_k.cuh): fp32 partials,
+// and u32 arrival counters (one per (m16, n16) tile origin).
 int64_t GemmWorkspaceBytesPerMBlock(const GemmTileConfig& tile, int64_t n,
                                     int64_t splits);
 int64_t GemmCounterBytesPerMBlock(const GemmTileConfig& tile, int64_t n,
                                   int64_t splits);
 
 // What a launch of `entry` for `m` tokens needs (0 without split-K). The
-// counter buffer must be zeroed once at allocation; every launch leaves it
-// zeroed. One buffer of the largest GemmCounterBytes(entry, M_max) over a
-// plan's entries serves every entry of that plan and every m <= M_max.
+// counters must be zeroed once at allocation; every launch leaves them
+// zeroed. One counter buffer of GemmCounterBytes(entry, M_max) serves every
+// entry of a plan and every m <= M_max (any layer of the same or smaller N).
 int64_t GemmWorkspaceBytes(const PlanEntry& entry, int64_t m);
 int64_t GemmCounterBytes(const PlanEntry& entry, int64_t m);
 

@@ -46,9 +46,9 @@ struct LaunchParams {
   // GEMM split-K (grid_z > 1) only, 0 otherwise. A launch for M tokens
   // needs grid_x(M) * workspace_bytes_per_m_block bytes of fp32 workspace
   // (any contents) and grid_x(M) * counter_bytes_per_m_block bytes of u32
-  // counter words, zeroed once at allocation; every launch leaves them
-  // zeroed (GemmWorkspaceBytes / GemmCounterBytes in kernels/gemm_config.h;
-  // layout in kernels/device/schedule/split_k.cuh).
+  // counters, zeroed once at allocation (GemmWorkspaceBytes /
+  // GemmCounterBytes in kernels/gemm_config.h; layout in
+  // kernels/device/schedule/split_k.cuh).
   int64_t workspace_bytes_per_m_block = 0;
   int64_t counter_bytes_per_m_block = 0;
   // The kernel may be launched as a programmatic dependent of the previous

@@ -121,18 +121,19 @@ std::vector<uint16_t> run_layer(const char* name, int splits, int m, bool pdl) {
     fill(weights[c], weight_bytes, 17u + c, 0xFFFFFFFFu, 0u);
     fill(scales[c], scale_bytes, 91u + c, kHalfMask, kHalfBase);
   }
-  void *x, *y, *counters;
+  void *x, *y, *workspace, *counters;
   unsigned long long* timeline;
   const size_t x_bytes = static_cast<size_t>(m) * k * 2;
   const size_t y_bytes = static_cast<size_t>(m) * n * 2;
-  // The wgmma skeleton's split-K words (epilogue/split_k_tagged.cuh): one
-  // per partial value, zeroed once; no workspace.
-  const size_t counter_bytes = static_cast<size_t>(m_blocks) * splits *
-                               n_blocks * Config::kTokens * Tile::kBlockN * 4;
+  const size_t workspace_bytes = static_cast<size_t>(m_blocks) * splits *
+                                 n_blocks * Config::kTokens * Tile::kBlockN * 4;
+  const size_t counter_bytes =
+      static_cast<size_t>((m + 15) / 16) * (n / 16) * 4;
   const size_t timeline_bytes =
       static_cast<size_t>(kLaunches) * blocks * kMarks * 8;
   CHECK(cudaMalloc(&x, x_bytes + 16));
   CHECK(cudaMalloc(&y, y_bytes + 16));
+  CHECK(cudaMalloc(&workspace, workspace_bytes + 16));
   CHECK(cudaMalloc(&counters, counter_bytes + 16));
   CHECK(cudaMalloc(&timeline, timeline_bytes));
   fill(x, (x_bytes + 3) / 4 * 4, 5u, kHalfMask, kHalfBase);
@@ -150,7 +151,7 @@ std::vector<uint16_t> run_layer(const char* name, int splits, int m, bool pdl) {
     args.weights = static_cast<const hd::u32*>(weights[i % copies]);
     args.scales = scales[i % copies];
     args.y = y;
-    args.workspace = nullptr;
+    args.workspace = splits > 1 ? workspace : nullptr;
     args.split_counters =
         splits > 1 ? static_cast<hd::u32*>(counters) : nullptr;
     args.m = m;
@@ -301,6 +302,7 @@ std::vector<uint16_t> run_layer(const char* name, int splits, int m, bool pdl) {
   }
   CHECK(cudaFree(x));
   CHECK(cudaFree(y));
+  CHECK(cudaFree(workspace));
   CHECK(cudaFree(counters));
   CHECK(cudaFree(timeline));
   return output;

@@ -23,24 +23,6 @@ HUMMINGD_DEVICE void store_global_cg_v4(float* g_dst, const float* r_src) {
                : "memory");
 }
 
-// Relaxed at GPU scope: for words another block polls while this one
-// writes them (epilogue/split_k_tagged.cuh). They go to L2 (the SM's L1 is
-// not coherent), a poll eventually sees the store without any fence, and
-// each 32-bit element is single-copy atomic.
-HUMMINGD_DEVICE void load_relaxed_gpu_v4(const u32* g_src, u32 (&r_dst)[4]) {
-  asm volatile("ld.relaxed.gpu.global.v4.u32 {%0, %1, %2, %3}, [%4];"
-               : "=r"(r_dst[0]), "=r"(r_dst[1]), "=r"(r_dst[2]), "=r"(r_dst[3])
-               : "l"(g_src)
-               : "memory");
-}
-
-HUMMINGD_DEVICE void store_relaxed_gpu_v4(u32* g_dst, const u32 (&r_src)[4]) {
-  asm volatile(
-      "st.relaxed.gpu.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(g_dst),
-      "r"(r_src[0]), "r"(r_src[1]), "r"(r_src[2]), "r"(r_src[3])
-      : "memory");
-}
-
 HUMMINGD_DEVICE void store_global_u32(void* g_dst, u32 value) {
   asm volatile("st.global.u32 [%0], %1;" ::"l"(g_dst), "r"(value) : "memory");
 }

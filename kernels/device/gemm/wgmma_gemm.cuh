@@ -11,15 +11,13 @@
 // buffers after the ring, each chunk with its first tile's copy.
 // Each warp decodes its own 16 weight rows straight into A registers
 // (gemm/wgmma_tile_compute.cuh, which also applies the scales). Split-K
-// partials meet in the last split's block through tagged words in the
-// counter buffer (epilogue/split_k_tagged.cuh): no fence, no counter.
+// partials meet in the epilogue as in the mma.sync skeleton.
 
 #include "arch/async_copy.cuh"
 #include "arch/bulk_copy.cuh"
 #include "arch/platform.cuh"
 #include "arch/wgmma.cuh"
 #include "epilogue/gemm_epilogue.cuh"
-#include "epilogue/split_k_tagged.cuh"
 #include "gemm/wgmma_config.cuh"
 #include "gemm/wgmma_tile_compute.cuh"
 #include "gemm/wna16_args.cuh"
@@ -173,30 +171,19 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
   }
   HUMMINGD_TIMELINE_MARK(thread, 4);  // accumulators final
 
-  const int g = lane >> 2;
-  const int t4 = lane & 3;
   if (splits > 1) {
     float(&r_flat)[Config::kAccumulators] =
         reinterpret_cast<float(&)[Config::kAccumulators]>(r_acc);
-    // Float4 group q holds r_acc[r][4i .. 4i + 3] (q = r * kT / 8 + i):
-    // tokens m0 + 8i + 2 t4 and the next, of two weight rows.
-    bool live[Config::kAccumulators / 4];
-    HUMMINGD_UNROLL
-    for (int q = 0; q < Config::kAccumulators / 4; ++q) {
-      live[q] = m0 + 8 * (q % (kT / 8)) + 2 * t4 < m;
-    }
-    constexpr i64 kTileWords = static_cast<i64>(kT) * Tile::kBlockN;
-    constexpr i64 kNBlocks = Config::kN / Tile::kBlockN;
-    u32* g_tile =
-        args.split_counters +
-        (static_cast<i64>(block_m) * splits * kNBlocks + block_n) * kTileWords;
-    const bool last = tagged_split_k_reduce<Config::kThreads>(
-        r_flat, live, g_tile, kNBlocks * kTileWords, static_cast<int>(split),
-        static_cast<int>(splits), static_cast<int>(thread));
+    const bool last =
+        reduce_split_k_tile<Config::kThreads, kT, Tile::kBlockN, Config::kN>(
+            r_flat, args.workspace, args.split_counters, block_m, block_n,
+            split, splits, thread);
     HUMMINGD_TIMELINE_MARK(thread, 5);  // split-K arrival (and sum) done
     if (!last) return;
   }
 
+  const int g = lane >> 2;
+  const int t4 = lane & 3;
   HUMMINGD_UNROLL
   for (int r = 0; r < kR; ++r) {
     const i64 col0 = n0 + (warpgroup * kR + r) * kWgmmaRowsPerWarpgroup +

@@ -2,19 +2,16 @@
 
 // Split-K work division: split z of Z takes k-tiles [z T / Z, (z+1) T / Z),
 // so every split gets floor or ceil of T / Z tiles. With Z > 1 a launch
-// needs caller buffers (sizes: kernels/gemm_config.h), the counter buffer
-// zeroed once at allocation and left zeroed by every launch, so that one
-// zeroed buffer serves all launches of a plan on a stream:
-//  - mma.sync tiles (epilogue/gemm_epilogue.cuh): the workspace, per
-//    m-block Z x (N / BN) partial tiles of BM x BN fp32 values, any
-//    contents; and the arrival counters, one u32 per (m16, n16) tile
-//    origin, i.e. ceil(M / 16) x (N / 16) words (an 8-row block counts as
-//    16). The tile at (block_m, block_n) counts at the index of its first
-//    m16 row and n16 column, so every config of a plan uses disjoint or
-//    identical counters.
-//  - wgmma decode tiles (epilogue/split_k_tagged.cuh): no workspace; the
-//    counter buffer holds one tagged u32 word per partial value, in the
-//    workspace's layout (0 = not written).
+// needs two caller buffers (sizes: kernels/gemm_config.h):
+//  - the workspace: per m-block, Z x (N / BN) partial tiles of BM x BN fp32
+//    values; any contents, nothing to initialise;
+//  - the arrival counters: one u32 per (m16, n16) tile origin, i.e.
+//    ceil(M / 16) x (N / 16) words (an 8-row block counts as 16), zeroed once
+//    at allocation. The tile at (block_m, block_n) counts at the index of its
+//    first m16 row and n16 column, so every config of a plan (and every M up to
+//    the allocation) uses disjoint or identical counters, and each launch
+//    leaves the ones it used at zero again: one zeroed counter buffer serves
+//    all launches on a stream.
 
 #include "arch/platform.cuh"
 

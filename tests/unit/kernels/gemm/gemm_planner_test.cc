@@ -75,14 +75,6 @@ TEST(GemmPlannerTest, TablesAreDeterministicContiguousAndCoverTheLayer) {
         if (entry.launch.grid_z == 1) {
           EXPECT_EQ(GemmWorkspaceBytes(entry, m), 0);
           EXPECT_EQ(GemmCounterBytes(entry, m), 0);
-        } else if (tile->mma == GemmMma::kWgmma) {
-          // Tagged partials: one counter word per partial value of every
-          // split, and no workspace.
-          EXPECT_EQ(GemmWorkspaceBytes(entry, m), 0);
-          EXPECT_EQ(GemmCounterBytes(entry, m),
-                    entry.launch.grid_z * m_blocks * tile->block_m * n * 4);
-          EXPECT_EQ(GemmCounterBytes(entry, m),
-                    m_blocks * entry.launch.counter_bytes_per_m_block);
         } else {
           EXPECT_EQ(GemmWorkspaceBytes(entry, m),
                     entry.launch.grid_z * m_blocks * tile->block_m * n * 4);
