@@ -202,7 +202,8 @@ absl::StatusOr<DecodeCandidate> MakeDecodeCandidate(
   return candidate;
 }
 
-// 8-token tiles of <= 4-bit weights on layers that need many short splits:
+// 8-token tiles of <= 4-bit weights on layers that need many short splits
+// (scale groups of 128 columns or more):
 // 128-row tiles with 4 stages (52 KB, 64 registers) run four blocks per SM,
 // so the split can double. Measured against the previous plan (sweeps e
 // and f, bench/results/tile-sweep-318e682.md): 8192 x 8192 with 8 splits
@@ -211,11 +212,16 @@ absl::StatusOr<DecodeCandidate> MakeDecodeCandidate(
 // 7.3-7.5. It lost where it cannot pass two blocks per SM (4096 x 4096: 8
 // splits are 256 blocks, 16 splits leave 2 k-tiles each; 6.7 against 5.8)
 // and on long splits (28672 x 8192, 32 k-tiles per split: 40.7 against 34.9).
+// The table at f3e0884 (gemm-decode-f3e0884.md) confirmed the fp16 gains and
+// found 8192 x 8192 with groups of 32 and 64 slower (14.4 against 13.8 µs,
+// 12.8 against 12.4 at M = 1): finer groups keep the tiles they had.
 std::optional<DecodeCandidate> FourBlocksPerSmCandidate(
     const DecodeRange& range, const QuantSpec& spec, const LayerShape& shape,
     int sm_count, int smem_limit) {
-  if (range.tokens != 8 || spec.weight.bits > 4 || shape.n % 128 != 0 ||
-      shape.k % 128 != 0) {
+  const bool fine_groups =
+      spec.granularity == ScaleGranularity::kGroup && spec.group_size < 128;
+  if (range.tokens != 8 || spec.weight.bits > 4 || fine_groups ||
+      shape.n % 128 != 0 || shape.k % 128 != 0) {
     return std::nullopt;
   }
   DecodeCandidate candidate;

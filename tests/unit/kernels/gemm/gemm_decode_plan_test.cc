@@ -287,6 +287,23 @@ TEST(GemmDecodePlanTest, FourBlocksPerSmTilesFitFourAndTheStubSaysSo) {
     ASSERT_TRUE(tile.ok()) << tile.status();
     EXPECT_NE(WgmmaBlocksPerSm(*tile), 4) << plan->entries[0].config.text;
   }
+  // Scale groups finer than 128 columns keep the tiles they had (slower
+  // four per SM on 8192 x 8192: gemm-decode-f3e0884.md); channel-wise
+  // scales take them.
+  for (const char* spec : {"weight=uint4,group=32,scale=fp16",
+                           "weight=uint4,group=64,scale=fp16"}) {
+    SCOPED_TRACE(spec);
+    absl::StatusOr<Plan> plan = PlanKernels(Request(spec, 8192, 8192));
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    EXPECT_EQ(plan->entries[0].config.text,
+              "tile=8x256x128,warps=1x8,stages=4,mma=wgmma");
+    EXPECT_EQ(plan->entries[0].launch.grid_z, 8);
+  }
+  absl::StatusOr<Plan> channel =
+      PlanKernels(Request("weight=uint4,group=channel,scale=fp16", 8192, 8192));
+  ASSERT_TRUE(channel.ok()) << channel.status();
+  EXPECT_EQ(channel->entries[0].config.text,
+            "tile=8x128x128,warps=1x8,stages=4,mma=wgmma");
   // 8-bit weights keep their 256-row 8-token tiles.
   absl::StatusOr<Plan> w8 = PlanKernels(Request(
       "weight=uint8,group=128,scale=fp16,act=fp16,out=fp16", 8192, 8192));
