@@ -5,7 +5,7 @@
 # driver or the C/C++ runtime travels, and neither does NVRTC (109 MB; the
 # device machine's CUDA 13 toolkit has it, scripts/gpu_round.sh checks).
 #
-#   scripts/pack_gpu_round.sh [BUILD_DIR (default ./build)] [DEST]
+#   [OLD_BENCH=path OLD_COMMIT=hash] scripts/pack_gpu_round.sh [BUILD_DIR (default ./build)] [DEST]
 set -euo pipefail
 build=${1:-build}
 dest=${2:-.device-carry}
@@ -42,6 +42,16 @@ while read -r name path; do
   cp -L "$path" "$dest/lib/$name"
   strip --strip-unneeded "$dest/lib/$name" 2>/dev/null || true
 done
+
+# OLD_BENCH=path: another build's bench travels too, for scripts/ab_sweep.sh
+# (OLD_COMMIT names it).
+if [[ -n "${OLD_BENCH:-}" ]]; then
+  [[ -x "$OLD_BENCH" ]] || { echo "pack_gpu_round: OLD_BENCH '$OLD_BENCH' is not an executable" >&2; exit 1; }
+  mkdir -p "$dest/old/bin"
+  cp "$OLD_BENCH" "$dest/old/bin/hummingd_gemm_bench"
+  strip --strip-debug "$dest/old/bin/hummingd_gemm_bench"
+  echo "${OLD_COMMIT:-unknown}" > "$dest/old/COMMIT"
+fi
 
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 if [[ -n "$(git status --porcelain 2>/dev/null)" ]]; then
