@@ -65,6 +65,7 @@ int GemmTileConfig::SharedBytes(const QuantSpec& spec) const {
 }
 
 int WgmmaBlocksPerSm(const GemmTileConfig& tile) {
+  if (tile.blocks_per_sm > 0) return tile.blocks_per_sm;
   const int warpgroups = std::max(1, tile.warps_n / 4);
   const int row_blocks = std::max(1, tile.block_n / (64 * warpgroups));
   const int accumulators = row_blocks * tile.block_m / 2;
@@ -81,12 +82,14 @@ int WgmmaBlocksPerSm(const GemmTileConfig& tile) {
 }
 
 std::string FormatGemmTileText(const GemmTileConfig& tile) {
-  return absl::StrCat("tile=", tile.block_m, "x", tile.block_n, "x",
-                      tile.block_k, ",warps=", tile.warps_m, "x", tile.warps_n,
-                      ",stages=", tile.stages,
-                      tile.mma == GemmMma::kWgmma ? ",mma=wgmma" : "",
-                      tile.bulk_weights ? ",copy=bulk" : "",
-                      tile.prescaled_scales ? ",scales=pre" : "");
+  return absl::StrCat(
+      "tile=", tile.block_m, "x", tile.block_n, "x", tile.block_k,
+      ",warps=", tile.warps_m, "x", tile.warps_n, ",stages=", tile.stages,
+      tile.mma == GemmMma::kWgmma ? ",mma=wgmma" : "",
+      tile.bulk_weights ? ",copy=bulk" : "",
+      tile.prescaled_scales ? ",scales=pre" : "",
+      tile.blocks_per_sm > 0 ? absl::StrCat(",blocks=", tile.blocks_per_sm)
+                             : "");
 }
 
 absl::StatusOr<GemmTileConfig> ParseGemmTileText(std::string_view text) {
@@ -103,17 +106,25 @@ absl::StatusOr<GemmTileConfig> ParseGemmTileText(std::string_view text) {
   };
   GemmTileConfig tile;
   const bool has_mma = take("mma=wgmma");
+  bool blocks_ok = true;
   if (has_mma) {  // the rest are wgmma options
     tile.bulk_weights = take("copy=bulk");
     tile.prescaled_scales = take("scales=pre");
+    if (next < fields.size() && absl::StartsWith(fields[next], "blocks=")) {
+      int blocks[1];
+      blocks_ok = ParseDims(fields[next].substr(7), 1, blocks) &&
+                  blocks[0] >= 1 && blocks[0] <= 4;
+      tile.blocks_per_sm = blocks_ok ? blocks[0] : 0;
+      ++next;
+    }
   }
-  if (fields.size() < 3 || next != fields.size() ||
+  if (fields.size() < 3 || next != fields.size() || !blocks_ok ||
       !absl::StartsWith(fields[0], "tile=") ||
       !absl::StartsWith(fields[1], "warps=") ||
       !absl::StartsWith(fields[2], "stages=")) {
     return Invalid(absl::StrCat(
         "expected tile=BMxBNxBK,warps=WMxWN,stages=S[,mma=wgmma[,copy=bulk]"
-        "[,scales=pre]] (got '",
+        "[,scales=pre][,blocks=1..4]] (got '",
         whole, "')"));
   }
   int dims[3];
@@ -179,6 +190,11 @@ absl::Status ValidateGemmTile(const GemmTileConfig& tile, int64_t n,
   }
   if (tile.prescaled_scales && tile.mma != GemmMma::kWgmma) {
     return Invalid("scales=pre is a wgmma tile option");
+  }
+  if (tile.blocks_per_sm != 0 &&
+      (tile.mma != GemmMma::kWgmma || tile.blocks_per_sm < 1 ||
+       tile.blocks_per_sm > 4)) {
+    return Invalid("blocks=1..4 is a wgmma tile option");
   }
   if (tile.mma == GemmMma::kSync && (tile.stages < 2 || tile.stages > 8)) {
     return Invalid(absl::StrCat("stages must be 2..8 (got ", tile.stages, ")"));

@@ -50,9 +50,14 @@ struct GemmTileConfig {
   bool bulk_weights = false;
   // wgmma only: scales applied to every weight pair (one more packed FMA
   // per pair) instead of to fp32 partial sums once per scale group, which
-  // drains the wgmma pipe at every group ("scales=pre"; an option the
-  // bench can time, not yet planned).
+  // drains the wgmma pipe at every group ("scales=pre"; planned for 8-bit
+  // weights at 64 tokens).
   bool prescaled_scales = false;
+  // wgmma only: the blocks per SM the kernel is built for, i.e. the register
+  // cap of its __launch_bounds__ ("blocks=N", 1..4); 0 takes
+  // WgmmaBlocksPerSm's rule. A bench option for occupancy sweeps; the
+  // planner leaves it 0.
+  int blocks_per_sm = 0;
 
   int Threads() const { return 32 * warps_m * warps_n; }
   // Dynamic shared memory of the kernel for this spec (the wgmma skeleton
@@ -65,11 +70,11 @@ struct GemmTileConfig {
 };
 
 // Blocks per SM a wgmma decode tile is built for (its register cap and the
-// planner's residency): four for tiles of at most 4 accumulators per thread
-// and 4 stages in 256 threads (8 tokens, 128 rows: 64 registers); two while
-// a thread's fp32 accumulators (row blocks per warpgroup x tokens / 2) fit
-// half the register file — at most 32 for 256 threads, 4 for 512 — else
-// one.
+// planner's residency): the tile's blocks_per_sm when set, else four for tiles
+// of at most 4 accumulators per thread and 4 stages in 256 threads (8 tokens,
+// 128 rows: 64 registers); two while a thread's fp32 accumulators (row blocks
+// per warpgroup x tokens / 2) fit half the register file — at most 32 for 256
+// threads, 4 for 512 — else one.
 int WgmmaBlocksPerSm(const GemmTileConfig& tile);
 
 std::string FormatGemmTileText(const GemmTileConfig& tile);

@@ -276,6 +276,23 @@ TEST(GemmDecodePlanTest, FourBlocksPerSmTilesFitFourAndTheStubSaysSo) {
     EXPECT_NE(stub->source.find("__launch_bounds__(256, 4)"),
               std::string::npos);
   }
+  // A bench override's blocks=N reaches the stub's launch bounds.
+  {
+    const KernelRequest request = Request(kW4, 8192, 8192);
+    absl::StatusOr<Plan> plan = PlanKernels(request);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    KernelConfig config = plan->entries[1].config;  // 16 tokens
+    absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(config.text);
+    ASSERT_TRUE(tile.ok()) << tile.status();
+    tile->block_n = 128;
+    tile->blocks_per_sm = 3;
+    config.text = FormatGemmTileText(*tile);
+    EXPECT_NE(config.text.find(",blocks=3"), std::string::npos);
+    absl::StatusOr<KernelSource> stub = GenerateStub(request, config);
+    ASSERT_TRUE(stub.ok()) << stub.status();
+    EXPECT_NE(stub->source.find("__launch_bounds__(256, 3)"),
+              std::string::npos);
+  }
   const std::pair<int64_t, int64_t> kept[] = {
       {4096, 4096}, {28672, 8192}, {8192, 28672}};
   for (auto [n, k] : kept) {
@@ -329,9 +346,10 @@ TEST(GemmDecodePlanTest, WgmmaTileTextRoundTripsAndValidates) {
   EXPECT_TRUE(ValidateGemmTile(tile, 256, 256).ok());
   EXPECT_FALSE(
       ParseGemmTileText("tile=8x128x128,warps=1x8,stages=10,mma=x").ok());
-  // Options: copy=bulk then scales=pre, wgmma tiles only.
+  // Options: copy=bulk, scales=pre, then blocks=N, wgmma tiles only.
   for (const char* options :
-       {",copy=bulk", ",scales=pre", ",copy=bulk,scales=pre"}) {
+       {",copy=bulk", ",scales=pre", ",copy=bulk,scales=pre", ",blocks=3",
+        ",scales=pre,blocks=1", ",copy=bulk,scales=pre,blocks=4"}) {
     const std::string with = text + options;
     absl::StatusOr<GemmTileConfig> optioned = ParseGemmTileText(with);
     ASSERT_TRUE(optioned.ok()) << with << ": " << optioned.status();
@@ -339,6 +357,25 @@ TEST(GemmDecodePlanTest, WgmmaTileTextRoundTripsAndValidates) {
     EXPECT_TRUE(ValidateGemmTile(*optioned, 256, 256).ok()) << with;
   }
   EXPECT_TRUE(ParseGemmTileText(text + ",scales=pre")->prescaled_scales);
+  // blocks=N sets the launch bounds' blocks per SM (the register cap).
+  absl::StatusOr<GemmTileConfig> three = ParseGemmTileText(text + ",blocks=3");
+  ASSERT_TRUE(three.ok()) << three.status();
+  EXPECT_EQ(three->blocks_per_sm, 3);
+  EXPECT_EQ(WgmmaBlocksPerSm(*three), 3);
+  EXPECT_EQ(WgmmaBlocksPerSm(tile), 2);  // 8 stages: the rule's two
+  for (const char* bad_blocks :
+       {",blocks=0", ",blocks=5", ",blocks=03",
+        ",blocks=", ",blocks=3,blocks=3", ",blocks=3,scales=pre"}) {
+    EXPECT_FALSE(ParseGemmTileText(text + bad_blocks).ok()) << bad_blocks;
+  }
+  EXPECT_FALSE(
+      ParseGemmTileText("tile=16x64x128,warps=1x4,stages=4,blocks=2").ok());
+  GemmTileConfig sync_blocks = *three;
+  sync_blocks.mma = GemmMma::kSync;
+  sync_blocks.block_m = 16;
+  sync_blocks.warps_n = 4;
+  sync_blocks.stages = 4;
+  EXPECT_FALSE(ValidateGemmTile(sync_blocks, 256, 256).ok());
   EXPECT_FALSE(ParseGemmTileText(text + ",scales=pre,copy=bulk").ok());
   EXPECT_FALSE(ParseGemmTileText(text + ",scales=pre,scales=pre").ok());
   EXPECT_FALSE(ParseGemmTileText(text + ",scales=post").ok());
