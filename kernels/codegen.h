@@ -13,7 +13,9 @@ namespace hummingd {
 
 // Bumped whenever the stub generator changes what it writes; part of the
 // codegen hash and so of every artifact key.
-inline constexpr int kStubGeneratorVersion = 1;
+// 2: a wgmma tile's launch bounds follow WgmmaBlocksPerSm's four-per-SM
+// rule and the blocks=N option, so one tile text can yield a new stub.
+inline constexpr int kStubGeneratorVersion = 2;
 
 struct KernelSource {
   std::string source;  // CUDA C++ text

@@ -72,9 +72,11 @@ int WgmmaBlocksPerSm(const GemmTileConfig& tile) {
   // Two blocks cap a thread at 65536 / (2 x threads) registers: 128 for
   // 256 threads (enough up to 32 accumulators), 64 for 512 (enough for 4:
   // the 8-token tile took 54 registers, the 16-token one spilled).
-  // 8-token 128-row tiles of at most 4 stages run four (64 registers each;
-  // the planner's choice for layers that need many short splits).
-  if (tile.Threads() <= 256 && accumulators <= 4 && tile.stages <= 4) {
+  // 8-token 128-row tiles of 128 columns and at most 4 stages in 256
+  // threads run four (64 registers each; the planner's choice for layers
+  // that need many short splits, measured with 4-bit weights).
+  if (tile.Threads() == 256 && tile.block_k == 128 && accumulators <= 4 &&
+      tile.stages <= 4) {
     return 4;
   }
   if (tile.Threads() <= 256) return accumulators <= 32 ? 2 : 1;

@@ -70,11 +70,11 @@ struct GemmTileConfig {
 };
 
 // Blocks per SM a wgmma decode tile is built for (its register cap and the
-// planner's residency): the tile's blocks_per_sm when set, else four for tiles
-// of at most 4 accumulators per thread and 4 stages in 256 threads (8 tokens,
-// 128 rows: 64 registers); two while a thread's fp32 accumulators (row blocks
-// per warpgroup x tokens / 2) fit half the register file — at most 32 for 256
-// threads, 4 for 512 — else one.
+// planner's residency): the tile's blocks_per_sm when set, else four for
+// 256-thread tiles of 128 columns with at most 4 accumulators per thread and
+// 4 stages (8 tokens, 128 rows: 64 registers); two while a thread's fp32
+// accumulators (row blocks per warpgroup x tokens / 2) fit half the register
+// file — at most 32 for 256 threads, 4 for 512 — else one.
 int WgmmaBlocksPerSm(const GemmTileConfig& tile);
 
 std::string FormatGemmTileText(const GemmTileConfig& tile);
@@ -103,8 +103,9 @@ int64_t GemmCounterBytesPerMBlock(const GemmTileConfig& tile, int64_t n,
 
 // What a launch of `entry` for `m` tokens needs (0 without split-K). The
 // counters must be zeroed once at allocation; every launch leaves them
-// zeroed. One counter buffer of GemmCounterBytes(entry, M_max) serves every
-// entry of a plan and every m <= M_max (any layer of the same or smaller N).
+// zeroed. One counter buffer of the largest GemmCounterBytes(entry,
+// min(M_max, entry.m_max)) over a plan's entries serves every entry of the
+// plan and every m <= M_max (any layer of the same or smaller N).
 int64_t GemmWorkspaceBytes(const PlanEntry& entry, int64_t m);
 int64_t GemmCounterBytes(const PlanEntry& entry, int64_t m);
 

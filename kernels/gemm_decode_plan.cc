@@ -141,8 +141,9 @@ absl::StatusOr<DecodeCandidate> MakeDecodeCandidate(
   const bool wide_k_tiles =
       spec.weight.bits <= 4 || range.tokens == 16 || range.tokens == 32;
   tile.block_k = wide_k_tiles && shape.k % 128 == 0 ? 128 : 64;
-  const bool one_block = WgmmaBlocksPerSm(tile) == 1;
+  // The residency of the deepest ring (WgmmaBlocksPerSm reads the stages).
   tile.stages = kMaxStages;
+  const bool one_block = WgmmaBlocksPerSm(tile) == 1;
   const int budget = std::min(
       one_block ? kOneBlockSharedBytes : kTwoBlocksSharedBytes, smem_limit);
   while (tile.stages > 3 && tile.SharedBytes(spec) > budget) --tile.stages;
@@ -162,14 +163,16 @@ absl::StatusOr<DecodeCandidate> MakeDecodeCandidate(
     tile.stages = std::min(tile.stages, 4);
   }
   if (range.tokens == 32) tile.stages = std::min(tile.stages, 4);
-  // Wider weights at 64 tokens scale each operand pair instead of deferring
+  // 8-bit weights at 64 tokens scale each operand pair instead of deferring
   // the scales to the fp32 partial sums, so the k-loop never drains the
   // wgmma pipe (uint8, against the deferred tile, same splits: 8192 x 8192
   // 27.4 against 29.1 µs, 28672 x 8192 87.4 against 92.4, 8192 x 28672 82.6
-  // against 86.1). 4-bit weights lost with it at 32 and 64 tokens on five
-  // of six layers (8192 x 8192 at M = 32: 17.7 against 16.5;
-  // bench/results/tile-sweep-318e682.md).
-  tile.prescaled_scales = range.tokens == 64 && spec.weight.bits > 4;
+  // against 86.1; in the f3e0884 table 3-7% faster on every layer but e4m3
+  // 4096 x 4096 and 6144 x 4096, 4.0% and 2.5% slower). 4-bit weights lost
+  // with it at 32 and 64 tokens on five of six layers (8192 x 8192 at M = 32:
+  // 17.7 against 16.5; bench/results/tile-sweep-318e682.md); 5- to 7-bit
+  // weights are unmeasured and keep deferred scales.
+  tile.prescaled_scales = range.tokens == 64 && spec.weight.bits == 8;
   if (tile.SharedBytes(spec) > smem_limit) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "gpu.max_shared_memory_per_block_optin: ", smem_limit,
@@ -203,24 +206,27 @@ absl::StatusOr<DecodeCandidate> MakeDecodeCandidate(
 }
 
 // 8-token tiles of <= 4-bit weights on layers that need many short splits
-// (scale groups of 128 columns or more):
-// 128-row tiles with 4 stages (52 KB, 64 registers) run four blocks per SM,
-// so the split can double. Measured against the previous plan (sweeps e
-// and f, bench/results/tile-sweep-318e682.md): 8192 x 8192 with 8 splits
-// (512 blocks) 11.8 against 12.1 µs, 4096 x 14336 with 16 splits 11.3
-// against 12.2, 6144 x 4096 with 8 splits (384 blocks) 7.0-7.1 against
-// 7.3-7.5. It lost where it cannot pass two blocks per SM (4096 x 4096: 8
-// splits are 256 blocks, 16 splits leave 2 k-tiles each; 6.7 against 5.8)
-// and on long splits (28672 x 8192, 32 k-tiles per split: 40.7 against 34.9).
-// The table at f3e0884 (gemm-decode-f3e0884.md) confirmed the fp16 gains and
-// found 8192 x 8192 with groups of 32 and 64 slower (14.4 against 13.8 µs,
-// 12.8 against 12.4 at M = 1): finer groups keep the tiles they had.
+// (scale entries of 128 columns or more along K): 128-row tiles with 4
+// stages (52 KB, 56 registers under a cap of 64) run four blocks per SM,
+// so twice the blocks share the SMs, split to fill them. Measured against the
+// previous plan (sweeps e and f, bench/results/tile-sweep-318e682.md): 8192 x
+// 8192 with 8 splits (512 blocks) 11.8 against 12.1 µs, 4096 x 14336 with 16
+// splits 11.3 against 12.2, 6144 x 4096 with 8 splits (384 blocks) 7.0-7.1
+// against 7.3-7.5. It lost where it cannot pass two blocks per SM (4096 x 4096:
+// 8 splits are 256 blocks, 16 splits leave 2 k-tiles each; 6.7 against 5.8) and
+// on long splits (28672 x 8192, 32 k-tiles per split: 40.7 against 34.9). The
+// table at f3e0884 (gemm-decode-f3e0884.md) confirmed the fp16 gains and found
+// 8192 x 8192 with groups of 32 and 64 slower (14.4 against 13.8 µs, 12.8
+// against 12.4 at M = 1): finer scale entries keep the tiles they had.
 std::optional<DecodeCandidate> FourBlocksPerSmCandidate(
     const DecodeRange& range, const QuantSpec& spec, const LayerShape& shape,
     int sm_count, int smem_limit) {
-  const bool fine_groups =
-      spec.granularity == ScaleGranularity::kGroup && spec.group_size < 128;
-  if (range.tokens != 8 || spec.weight.bits > 4 || fine_groups ||
+  // Scale entries narrower than 128 columns along K (groups, or the K side
+  // of 2-D blocks).
+  const bool fine_scales =
+      (spec.granularity == ScaleGranularity::kGroup && spec.group_size < 128) ||
+      (spec.granularity == ScaleGranularity::kBlock && spec.block_k < 128);
+  if (range.tokens != 8 || spec.weight.bits > 4 || fine_scales ||
       shape.n % 128 != 0 || shape.k % 128 != 0) {
     return std::nullopt;
   }

@@ -30,9 +30,14 @@ trap 'rm -rf "$work"' EXIT
 # links, so the link is made here).
 ln -sfn ../lib "$carry/old/lib"
 
-OUT="$work/new" "$here/tile_sweep.sh" "$carry" "$sweep" > "$work/new.txt" 2>&1
+# Each build keeps its own kernel cache: the two may share plan and artifact
+# keys for kernels that differ. New runs first, then old (same order every
+# time; repeat the call to see the order's effect).
+OUT="$work/new" BENCH_CACHE_DIR="$work/new-cache" "$here/tile_sweep.sh" \
+  "$carry" "$sweep" > "$work/new.txt" 2>&1
 new_rc=$?
-OUT="$work/old" "$here/tile_sweep.sh" "$carry/old" "$sweep" > "$work/old.txt" 2>&1
+OUT="$work/old" BENCH_CACHE_DIR="$work/old-cache" "$here/tile_sweep.sh" \
+  "$carry/old" "$sweep" > "$work/old.txt" 2>&1
 old_rc=$?
 python3 "$here/ab_sweep_rows.py" "$work/new/sweep.json" "$work/old/sweep.json" \
   "$out/ab.json" > "$out/ab.txt"

@@ -1,8 +1,12 @@
 """Rows of scripts/ab_sweep.sh: the two builds' sweep.json side by side.
 
   ab_sweep_rows.py NEW_JSON OLD_JSON OUT_JSON
+
+One row per case either build timed (file line, spec, N×K, M): both times,
+new / old, both tiles when they differ, and each build's numerics.
 """
 import json
+import statistics
 import sys
 
 
@@ -18,32 +22,47 @@ def key(row):
             row.get("m"))
 
 
+def fmt(value, spec):
+    return "-" if value is None else format(value, spec)
+
+
+def tile_of(row):
+    tile = (row.get("kernel") or "?").replace("tile=", "")
+    return f"{tile.replace(',mma=wgmma', '')} sp={row.get('splits')}"
+
+
+def numerics(row):
+    if not row:
+        return "missing"
+    return "ok" if row.get("numerics_ok") else "NUMERICS-FAIL"
+
+
 def main(new_path, old_path, out_path):
     new_rows, old_rows = load(new_path), load(old_path)
+    new_by_key = {key(r): r for r in new_rows}
     old_by_key = {key(r): r for r in old_rows}
+    keys = sorted(set(new_by_key) | set(old_by_key),
+                  key=lambda k: tuple(str(x) for x in k))
     ratios = []
-    for r in new_rows:
-        o = old_by_key.get(key(r), {})
+    for k in keys:
+        r, o = new_by_key.get(k, {}), old_by_key.get(k, {})
         new_us, old_us = r.get("us"), o.get("us")
         ratio = new_us / old_us if new_us and old_us else None
         if ratio is not None:
             ratios.append(ratio)
-        spec = r.get("spec") or "?"
+        spec = k[1] or "?"
         weight = spec.split(",")[0].split("=")[-1]
         act = spec.split("act=")[1].split(",")[0] if "act=" in spec else "?"
-        tile = (r.get("kernel") or "?").replace("tile=", "")
-        tile = tile.replace(",mma=wgmma", "")
-        ok = "ok" if r.get("numerics_ok") and o.get("numerics_ok") else "NUMERICS-FAIL"
-        fmt = lambda v, f: "-" if v is None else format(v, f)
-        print(f"{r.get('line'):>3} {weight:6} {act:5} {r.get('n')}x{r.get('k'):<6}"
-              f" M={r.get('m'):<3} new {fmt(new_us, '7.2f')} old"
-              f" {fmt(old_us, '7.2f')} us  {fmt(ratio, '5.3f')}x  {tile}"
-              f" sp={r.get('splits')} {ok}")
+        tiles = tile_of(r or o)
+        if r and o and tile_of(r) != tile_of(o):
+            tiles = f"new {tile_of(r)} / old {tile_of(o)}"
+        print(f"{k[0]:>3} {weight:6} {act:5} {k[2]}x{k[3]:<6} M={k[4]:<3}"
+              f" new {fmt(new_us, '7.2f')} old {fmt(old_us, '7.2f')} us"
+              f"  {fmt(ratio, '5.3f')}x  {tiles}"
+              f"  new {numerics(r)}, old {numerics(o)}")
     if ratios:
-        ratios.sort()
-        median = ratios[len(ratios) // 2]
-        print(f"new / old over {len(ratios)} rows: {ratios[0]:.3f}-{ratios[-1]:.3f}"
-              f" (median {median:.3f})")
+        print(f"new / old over {len(ratios)} rows: {min(ratios):.3f}-"
+              f"{max(ratios):.3f} (median {statistics.median(ratios):.3f})")
     with open(out_path, "w") as f:
         json.dump({"new": new_rows, "old": old_rows}, f, indent=1)
 

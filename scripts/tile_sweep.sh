@@ -9,6 +9,8 @@
 # row, with its file line). Per-line logs stay in a temporary folder (the
 # device tool returns only a few files per call); a failed line's last words
 # go to sweep.txt, and the script exits 1 when any line failed.
+# BENCH_CACHE_DIR: the bench's kernel cache (default: the bench's own), so
+# that two builds never share plans or cubins (scripts/ab_sweep.sh).
 #
 #   scripts/tile_sweep.sh CARRY SWEEP_FILE
 #
@@ -40,6 +42,7 @@ while IFS= read -r text || [[ -n "$text" ]]; do
   IFS='|' read -r spec shape ms override <<< "$trimmed"
   json="$work/line-$file_line.json"
   args=(--specs "$spec" --shapes "$shape" --ms "$ms" --json "$json")
+  [[ -n "${BENCH_CACHE_DIR:-}" ]] && args+=(--cache_dir "$BENCH_CACHE_DIR")
   [[ -n "$override" ]] && args+=(--override "$override")
   if ! "$carry/bin/hummingd_gemm_bench" "${args[@]}" < /dev/null \
       > "$work/line-$file_line.log" 2>&1; then

@@ -140,9 +140,9 @@ TEST(GemmCompileTest, EveryPlannedGemmKernelCompilesForEveryArch) {
       });
 }
 
-// The wgmma tile options the planner does not emit but the bench can time
-// (copy=bulk, scales=pre) compile, and each reaches the kernel: its cubin
-// differs from the plain tile's.
+// The wgmma tile options (copy=bulk and blocks=N, which the bench can
+// time; scales=pre, planned for 8-bit weights at 64 tokens) compile, and
+// each reaches the kernel: its cubin differs from the plain tile's.
 TEST(GemmCompileTest, WgmmaTileOptionsCompileAndChangeTheKernel) {
   absl::StatusOr<QuantSpec> spec =
       ParseSpecText("weight=uint4,group=128,scale=fp16");
@@ -163,8 +163,7 @@ TEST(GemmCompileTest, WgmmaTileOptionsCompileAndChangeTheKernel) {
         << text;
     PlanEntry entry =
         MakeGemmPlanEntry(1, 64, *tile, request.spec, request.shape, 1);
-    absl::StatusOr<KernelSource> source =
-        GenerateStub(request, entry.config);
+    absl::StatusOr<KernelSource> source = GenerateStub(request, entry.config);
     EXPECT_TRUE(source.ok()) << text << ": " << source.status();
     if (!source.ok()) return "";
     absl::StatusOr<CompiledKernel> kernel = CompileKernel(*source, request.gpu);
@@ -177,11 +176,15 @@ TEST(GemmCompileTest, WgmmaTileOptionsCompileAndChangeTheKernel) {
       compile("tile=64x128x128,warps=1x8,stages=4,mma=wgmma,scales=pre");
   const std::string bulk_prescaled = compile(
       "tile=64x128x128,warps=1x8,stages=4,mma=wgmma,copy=bulk,scales=pre");
+  const std::string one_per_sm =
+      compile("tile=64x128x128,warps=1x8,stages=4,mma=wgmma,blocks=1");
   ASSERT_FALSE(plain.empty());
   ASSERT_FALSE(prescaled.empty());
   ASSERT_FALSE(bulk_prescaled.empty());
+  ASSERT_FALSE(one_per_sm.empty());
   EXPECT_NE(plain, prescaled);
   EXPECT_NE(prescaled, bulk_prescaled);
+  EXPECT_NE(plain, one_per_sm);
 }
 
 }  // namespace

@@ -72,10 +72,10 @@ TEST(GemmDecodePlanTest, HopperDecodeRangesAreWgmmaAndFillTheMachine) {
         EXPECT_LE(entry.launch.dynamic_shared_memory, 227 * 1024);
         EXPECT_EQ(entry.launch.dynamic_shared_memory,
                   tile->SharedBytes(request.spec));
-        // Pre-scaled operands only where they won: wider weights at 64
+        // Pre-scaled operands only where they won: 8-bit weights at 64
         // tokens.
         EXPECT_EQ(tile->prescaled_scales,
-                  expected_tokens[i] == 64 && request.spec.weight.bits > 4)
+                  expected_tokens[i] == 64 && request.spec.weight.bits == 8)
             << entry.config.text;
       }
       EXPECT_EQ(plan->entries[4].m_min, 65);
@@ -316,6 +316,25 @@ TEST(GemmDecodePlanTest, FourBlocksPerSmTilesFitFourAndTheStubSaysSo) {
               "tile=8x256x128,warps=1x8,stages=4,mma=wgmma");
     EXPECT_EQ(plan->entries[0].launch.grid_z, 8);
   }
+  // 2-D block scales: by their K side. 6-bit weights keep deferred scales
+  // at 64 tokens (pre-scaling was measured with 8-bit weights only).
+  for (const char* spec : {"weight=uint4,group=32x128,scale=fp16",
+                           "weight=uint4,group=128x128,scale=fp16"}) {
+    SCOPED_TRACE(spec);
+    absl::StatusOr<Plan> plan = PlanKernels(Request(spec, 8192, 8192));
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    absl::StatusOr<GemmTileConfig> tile =
+        ParseGemmTileText(plan->entries[0].config.text);
+    ASSERT_TRUE(tile.ok()) << tile.status();
+    EXPECT_EQ(WgmmaBlocksPerSm(*tile) == 4,
+              std::string(spec).find("group=128x128") != std::string::npos);
+  }
+  absl::StatusOr<Plan> six_bit =
+      PlanKernels(Request("weight=uint6,group=128,scale=fp16", 8192, 8192));
+  ASSERT_TRUE(six_bit.ok()) << six_bit.status();
+  EXPECT_EQ(six_bit->entries[3].config.text.find("scales=pre"),
+            std::string::npos)
+      << six_bit->entries[3].config.text;
   absl::StatusOr<Plan> channel =
       PlanKernels(Request("weight=uint4,group=channel,scale=fp16", 8192, 8192));
   ASSERT_TRUE(channel.ok()) << channel.status();
