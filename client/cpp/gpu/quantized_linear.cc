@@ -105,11 +105,14 @@ absl::StatusOr<std::unique_ptr<QuantizedLinear>> QuantizedLinear::Create(
         CudaCheck(driver.cuMemAlloc(&layer->counters_,
                                     static_cast<size_t>(split_k.counters)),
                   "cuMemAlloc(split-K counters)"));
-    // Every launch leaves the counters zeroed; they start so.
-    RETURN_IF_ERROR(
-        CudaCheck(driver.cuMemsetD8(layer->counters_, 0,
-                                    static_cast<size_t>(split_k.counters)),
-                  "cuMemsetD8(split-K counters)"));
+    // Every launch leaves the counters zeroed; they start so. On `stream`,
+    // like the repack, so that Forward calls on it see zeros (a plain
+    // cuMemsetD8 runs on the legacy stream, which a non-blocking stream
+    // does not wait for).
+    RETURN_IF_ERROR(CudaCheck(
+        driver.cuMemsetD8Async(layer->counters_, 0,
+                               static_cast<size_t>(split_k.counters), stream),
+        "cuMemsetD8Async(split-K counters)"));
   }
 
   RepackArgs args;

@@ -40,6 +40,7 @@ namespace hummingd::gpu {
   X(cuMemcpyHtoD)                         \
   X(cuMemcpyDtoH)                         \
   X(cuMemsetD8)                           \
+  X(cuMemsetD8Async)                      \
   X(cuStreamCreate)                       \
   X(cuStreamDestroy)                      \
   X(cuStreamSynchronize)                  \
