@@ -6,8 +6,12 @@ One row per case either build timed (file line, spec, N×K, M): both times,
 new / old, both tiles when they differ, and each build's numerics.
 """
 import json
+import os
 import statistics
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tile_sweep_rows import number, tile_label, weight_and_act  # noqa: E402
 
 
 def load(path):
@@ -20,15 +24,6 @@ def load(path):
 def key(row):
     return (row.get("line"), row.get("spec"), row.get("n"), row.get("k"),
             row.get("m"))
-
-
-def fmt(value, spec):
-    return "-" if value is None else format(value, spec)
-
-
-def tile_of(row):
-    tile = (row.get("kernel") or "?").replace("tile=", "")
-    return f"{tile.replace(',mma=wgmma', '')} sp={row.get('splits')}"
 
 
 def numerics(row):
@@ -50,15 +45,13 @@ def main(new_path, old_path, out_path):
         ratio = new_us / old_us if new_us and old_us else None
         if ratio is not None:
             ratios.append(ratio)
-        spec = k[1] or "?"
-        weight = spec.split(",")[0].split("=")[-1]
-        act = spec.split("act=")[1].split(",")[0] if "act=" in spec else "?"
-        tiles = tile_of(r or o)
-        if r and o and tile_of(r) != tile_of(o):
-            tiles = f"new {tile_of(r)} / old {tile_of(o)}"
+        weight, act = weight_and_act(k[1])
+        tiles = tile_label(r or o)
+        if r and o and tile_label(r) != tile_label(o):
+            tiles = f"new {tile_label(r)} / old {tile_label(o)}"
         print(f"{k[0]:>3} {weight:6} {act:5} {k[2]}x{k[3]:<6} M={k[4]:<3}"
-              f" new {fmt(new_us, '7.2f')} old {fmt(old_us, '7.2f')} us"
-              f"  {fmt(ratio, '5.3f')}x  {tiles}"
+              f" new {number(new_us, '7.2f')} old {number(old_us, '7.2f')} us"
+              f"  {number(ratio, '5.3f')}x  {tiles}"
               f"  new {numerics(r)}, old {numerics(o)}")
     if ratios:
         print(f"new / old over {len(ratios)} rows: {min(ratios):.3f}-"

@@ -14,6 +14,20 @@ def number(value, fmt):
     return "-" if value is None else format(value, fmt)
 
 
+def weight_and_act(spec):
+    """('uint4', 'fp16') of a spec text."""
+    spec = spec or "?"
+    weight = spec.split(",")[0].split("=")[-1]
+    act = spec.split("act=")[1].split(",")[0] if "act=" in spec else "?"
+    return weight, act
+
+
+def tile_label(row):
+    """A row's tile text without the redundant parts, and its split."""
+    tile = (row.get("kernel") or "?").replace("tile=", "")
+    return f"{tile.replace(',mma=wgmma', '')} sp={row.get('splits')}"
+
+
 def print_rows(path, line):
     try:
         rows = json.load(open(path))
@@ -21,17 +35,13 @@ def print_rows(path, line):
         print(f"line {line}: no rows ({error})")
         return
     for r in rows:
-        spec = r.get("spec") or "?"
-        weight = spec.split(",")[0].split("=")[-1]
-        act = spec.split("act=")[1].split(",")[0] if "act=" in spec else "?"
-        tile = (r.get("kernel") or "?").replace("tile=", "")
-        tile = tile.replace(",mma=wgmma", "")
+        weight, act = weight_and_act(r.get("spec"))
         fraction = r.get("fraction")
         percent = None if fraction is None else 100 * fraction
         ok = "ok" if r.get("numerics_ok") else "NUMERICS-FAIL"
         print(f"{line:>3} {weight:6} {act:5} {r.get('n')}x{r.get('k'):<6}"
               f" M={r.get('m'):<3} {number(r.get('us'), '7.2f')} us"
-              f" {number(percent, '5.1f')}%  {tile} sp={r.get('splits')} {ok}")
+              f" {number(percent, '5.1f')}%  {tile_label(r)} {ok}")
 
 
 def merge(folder, out):
