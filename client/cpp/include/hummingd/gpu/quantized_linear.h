@@ -32,9 +32,10 @@ class QuantizedLinear {
   // `set` must be a GEMM kernel set (with its "repack" prepare kernel).
   // Allocates the repacked weights and the split-K buffers for up to
   // `max_m` tokens, and enqueues the zeroing of the split-K counters and the
-  // repack on `stream`; Forward calls on the same stream run after both. `weights.weights` may be freed once the stream
-  // has passed the repack; scales, zero points, secondary scale and bias are
-  // read by every Forward and must outlive the layer.
+  // repack on `stream`; Forward calls on the same stream run after both.
+  // `weights.weights` may be freed once the stream has passed the repack;
+  // scales, zero points, secondary scale and bias are read by every Forward and
+  // must outlive the layer.
   static absl::StatusOr<std::unique_ptr<QuantizedLinear>> Create(
       std::shared_ptr<const LoadedKernelSet> set,
       const CheckpointWeights& weights, int64_t max_m, CUstream stream);
