@@ -341,7 +341,12 @@ absl::StatusOr<KernelSource> GenerateGemmStub(const KernelRequest& request,
                     tile.block_n, ", ", tile.block_k, ", ", tile.warps_n / 4,
                     ", ", tile.stages, ", ",
                     tile.bulk_weights ? "true" : "false",
-                    tile.prescaled_scales ? ", true" : "", ">;\n");
+                    // Trailing options only when set, so that the stubs of
+                    // tiles without them stay byte-identical.
+                    tile.prescaled_scales || tile.k_major_scales
+                        ? (tile.prescaled_scales ? ", true" : ", false")
+                        : "",
+                    tile.k_major_scales ? ", true" : "", ">;\n");
     absl::StrAppend(&text, "using Config = hd::WgmmaConfig<Format, Tile, ",
                     request.shape.n, "LL, ", request.shape.k, "LL>;\n");
   } else {

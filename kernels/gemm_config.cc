@@ -90,6 +90,7 @@ std::string FormatGemmTileText(const GemmTileConfig& tile) {
       tile.mma == GemmMma::kWgmma ? ",mma=wgmma" : "",
       tile.bulk_weights ? ",copy=bulk" : "",
       tile.prescaled_scales ? ",scales=pre" : "",
+      tile.k_major_scales ? ",layout=kmajor" : "",
       tile.blocks_per_sm > 0 ? absl::StrCat(",blocks=", tile.blocks_per_sm)
                              : "");
 }
@@ -112,6 +113,7 @@ absl::StatusOr<GemmTileConfig> ParseGemmTileText(std::string_view text) {
   if (has_mma) {  // the rest are wgmma options
     tile.bulk_weights = take("copy=bulk");
     tile.prescaled_scales = take("scales=pre");
+    tile.k_major_scales = take("layout=kmajor");
     if (next < fields.size() && absl::StartsWith(fields[next], "blocks=")) {
       int blocks[1];
       blocks_ok = ParseDims(fields[next].substr(7), 1, blocks) &&
@@ -126,7 +128,7 @@ absl::StatusOr<GemmTileConfig> ParseGemmTileText(std::string_view text) {
       !absl::StartsWith(fields[2], "stages=")) {
     return Invalid(absl::StrCat(
         "expected tile=BMxBNxBK,warps=WMxWN,stages=S[,mma=wgmma[,copy=bulk]"
-        "[,scales=pre][,blocks=1..4]] (got '",
+        "[,scales=pre][,layout=kmajor][,blocks=1..4]] (got '",
         whole, "')"));
   }
   int dims[3];
@@ -192,6 +194,9 @@ absl::Status ValidateGemmTile(const GemmTileConfig& tile, int64_t n,
   }
   if (tile.prescaled_scales && tile.mma != GemmMma::kWgmma) {
     return Invalid("scales=pre is a wgmma tile option");
+  }
+  if (tile.k_major_scales && tile.mma != GemmMma::kWgmma) {
+    return Invalid("layout=kmajor is a wgmma tile option");
   }
   if (tile.blocks_per_sm != 0 &&
       (tile.mma != GemmMma::kWgmma || tile.blocks_per_sm < 1 ||

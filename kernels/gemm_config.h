@@ -58,6 +58,11 @@ struct GemmTileConfig {
   // WgmmaBlocksPerSm's rule. A bench option for occupancy sweeps; the
   // planner leaves it 0.
   int blocks_per_sm = 0;
+  // wgmma only: the scales come as a [column][row] copy the layer prepares
+  // (GemmArgs::scales_k_major), one contiguous run per column and block,
+  // instead of a window per row of the checkpoint tensor ("layout=kmajor";
+  // one scale per row and no zero points). A bench option for now.
+  bool k_major_scales = false;
 
   int Threads() const { return 32 * warps_m * warps_n; }
   // Dynamic shared memory of the kernel for this spec (the wgmma skeleton

@@ -93,6 +93,7 @@ absl::Status LaunchGemm(const LoadedKernelSet& set, const GemmBuffers& buffers,
   args.workspace = reinterpret_cast<void*>(buffers.workspace);
   args.split_counters = reinterpret_cast<device::u32*>(buffers.split_counters);
   args.m = m;
+  args.scales_k_major = nullptr;  // no k-major tiles in the GPU suite
   return LaunchKernel(set, *kernel, m, &args, stream);
 }
 

@@ -1,6 +1,8 @@
 #include "hummingd/gpu/quantized_linear.h"
 
 #include <algorithm>
+#include <cstring>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
@@ -62,6 +64,50 @@ SplitKBytes SplitKBuffers(const LoadedKernelSet& set, int64_t max_m) {
   return bytes;
 }
 
+// The scales of a group-scaled layer without zero points as [column][row]
+// (the checkpoint's [row][column] transposed), for the decode tiles built
+// with k-major scales; 0 for other specs. Done on the host once per layer:
+// the tensor is N * K / group elements (1 MB for 8192 x 8192 at group 128).
+absl::StatusOr<CUdeviceptr> PrepareKMajorScales(const CudaDriverApi& driver,
+                                                const QuantSpec& spec,
+                                                int64_t n, int64_t k,
+                                                CUdeviceptr scales,
+                                                CUstream stream) {
+  if (spec.granularity != ScaleGranularity::kGroup ||
+      spec.zero_point != ZeroPointKind::kNone || k % spec.group_size != 0) {
+    return CUdeviceptr{0};
+  }
+  // The checkpoint tensors are ready on `stream` (the repack reads them
+  // there too).
+  RETURN_IF_ERROR(
+      CudaCheck(driver.cuStreamSynchronize(stream), "cuStreamSynchronize"));
+  const int64_t columns = k / spec.group_size;
+  const int64_t element = DataTypeBytes(spec.scale_type);
+  const size_t bytes = static_cast<size_t>(n * columns * element);
+  std::vector<unsigned char> row_major(bytes);
+  RETURN_IF_ERROR(
+      CudaCheck(driver.cuMemcpyDtoH(row_major.data(), scales, bytes),
+                "cuMemcpyDtoH(scales)"));
+  std::vector<unsigned char> k_major(bytes);
+  for (int64_t row = 0; row < n; ++row) {
+    for (int64_t col = 0; col < columns; ++col) {
+      std::memcpy(&k_major[(col * n + row) * element],
+                  &row_major[(row * columns + col) * element],
+                  static_cast<size_t>(element));
+    }
+  }
+  CUdeviceptr copy = 0;
+  RETURN_IF_ERROR(
+      CudaCheck(driver.cuMemAlloc(&copy, bytes), "cuMemAlloc(k-major scales)"));
+  absl::Status uploaded = CudaCheck(
+      driver.cuMemcpyHtoD(copy, k_major.data(), bytes), "cuMemcpyHtoD(scales)");
+  if (!uploaded.ok()) {
+    driver.cuMemFree(copy);
+    return uploaded;
+  }
+  return copy;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<QuantizedLinear>> QuantizedLinear::Create(
@@ -115,6 +161,10 @@ absl::StatusOr<std::unique_ptr<QuantizedLinear>> QuantizedLinear::Create(
         "cuMemsetD8Async(split-K counters)"));
   }
 
+  ASSIGN_OR_RETURN(layer->scales_k_major_,
+                   PrepareKMajorScales(driver, spec, set->n(), set->k(),
+                                       weights.scales, stream));
+
   RepackArgs args;
   args.checkpoint = reinterpret_cast<const device::u32*>(weights.weights);
   args.fragments = reinterpret_cast<device::u32*>(layer->fragments_);
@@ -129,6 +179,7 @@ QuantizedLinear::~QuantizedLinear() {
   if (fragments_ != 0) set_->driver().cuMemFree(fragments_);
   if (workspace_ != 0) set_->driver().cuMemFree(workspace_);
   if (counters_ != 0) set_->driver().cuMemFree(counters_);
+  if (scales_k_major_ != 0) set_->driver().cuMemFree(scales_k_major_);
 }
 
 absl::Status QuantizedLinear::Forward(CUdeviceptr x, CUdeviceptr y, int64_t m,
@@ -160,6 +211,10 @@ absl::Status QuantizedLinear::Forward(CUdeviceptr x, CUdeviceptr y, int64_t m,
   args.split_counters =
       split_k ? reinterpret_cast<device::u32*>(counters_) : nullptr;
   args.m = m;
+  // Channel-wise scales are one column: k-major is the checkpoint layout.
+  args.scales_k_major = spec.granularity == ScaleGranularity::kChannel
+                            ? reinterpret_cast<const void*>(weights_.scales)
+                            : reinterpret_cast<const void*>(scales_k_major_);
   return LaunchKernel(*set_, *kernel, m, &args, stream);
 }
 

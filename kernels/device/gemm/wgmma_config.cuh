@@ -99,9 +99,14 @@ HUMMINGD_HD constexpr int wgmma_scale_entries(long long scale_tile_k,
 // kBulkWeights_: weights by cp.async.bulk on per-stage mbarriers instead
 // of per-thread cp.async (memory/wgmma_tiles.cuh). kPrescaled_: scales
 // applied to every weight pair, never to fp32 partial sums
-// (gemm/wgmma_tile_compute.cuh, WgmmaScalePlan).
+// (gemm/wgmma_tile_compute.cuh, WgmmaScalePlan). kKMajorScales_: the
+// scales come from GemmArgs::scales_k_major, a [column][row] copy of the
+// checkpoint's [row][column] tensor (one contiguous run of kBlockN
+// elements per column and block), so a chunk is kChunkCols such runs
+// instead of one window per row (memory/wgmma_tiles.cuh).
 template <int kTokens_, int kBlockN_, int kBlockK_, int kWarpgroups_,
-          int kStages_, bool kBulkWeights_ = false, bool kPrescaled_ = false>
+          int kStages_, bool kBulkWeights_ = false, bool kPrescaled_ = false,
+          bool kKMajorScales_ = false>
 struct WgmmaTile {
   static constexpr int kTokens = kTokens_;
   static constexpr int kBlockM = kTokens_;
@@ -111,6 +116,7 @@ struct WgmmaTile {
   static constexpr int kStages = kStages_;
   static constexpr bool kBulkWeights = kBulkWeights_;
   static constexpr bool kPrescaled = kPrescaled_;
+  static constexpr bool kKMajorScales = kKMajorScales_;
 };
 
 template <class Format_, class Tile_, i64 kN_, i64 kK_>
@@ -163,6 +169,14 @@ struct WgmmaConfig : GemmScaleTiling<Format_, kN_, kK_> {
                  : 0;
   static constexpr int kOffsetChunkZeros =
       Tile::kBlockN * kScaleWindowWords * 16;
+  // k-major scales: the chunk's columns, each kBlockN elements, in the
+  // space of the row windows (a chunk of whole tiles never spans more than
+  // kChunkTiles * kScaleEntries columns); a column's elements are
+  // kScaleColumnStride bytes from the previous column's.
+  static constexpr int kChunkCols = kChunkTiles * kScaleEntries;
+  static constexpr int kScaleColumnStride =
+      Tile::kKMajorScales ? Tile::kBlockN * kScaleElementBytes
+                          : kScaleElementBytes;
   static constexpr int kChunkBytes =
       wgmma_chunk_bytes(Tile::kStages, Tile::kBlockN, kScaleEntries,
                         kScaleElementBytes, kZeroWords ? kZeroElementBytes : 0);
@@ -191,6 +205,13 @@ struct WgmmaConfig : GemmScaleTiling<Format_, kN_, kK_> {
   static_assert(kScaleTileK >= Tile::kBlockK ? kScaleTileK % Tile::kBlockK == 0
                                              : Tile::kBlockK % kScaleTileK == 0,
                 "a k-tile holds whole scale entries or lies in one");
+  static_assert(!Tile::kKMajorScales ||
+                    (kScaleTileN == 1 && !kZeroWords &&
+                     kChunkCols * Tile::kBlockN * kScaleElementBytes <=
+                         kOffsetChunkZeros &&
+                     (Tile::kBlockN * kScaleElementBytes) % 16 == 0),
+                "k-major scales: one scale per row (groups or channel), no "
+                "zero points, and a chunk's columns fit its row windows");
   static_assert(kScaleTileN > 0 && kN % kScaleTileN == 0,
                 "N must be a multiple of the scale tile");
   static_assert(Tile::kStages >= 3,

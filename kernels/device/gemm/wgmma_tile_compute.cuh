@@ -126,11 +126,18 @@ HUMMINGD_DEVICE WgmmaChunk<Config> wgmma_chunk_view(u32 s_buffer,
     for (int j = 0; j < 2; ++j) {
       const int row_local =
           ((warpgroup * kR + r) * 4 + warp_in_group) * 16 + (lane >> 2) + 8 * j;
-      const i64 row = n0 + row_local;
-      chunk.s_scale[r][j] =
-          s_buffer +
-          static_cast<u32>(row_local * Config::kScaleWindowWords * 16) +
-          wgmma_window_lead<Config, Config::kScaleElementBytes>(row, first_col);
+      [[maybe_unused]] const i64 row = n0 + row_local;
+      if constexpr (Config::Tile::kKMajorScales) {
+        // The row's element of the chunk's first column.
+        chunk.s_scale[r][j] =
+            s_buffer + static_cast<u32>(row_local * Config::kScaleElementBytes);
+      } else {
+        chunk.s_scale[r][j] =
+            s_buffer +
+            static_cast<u32>(row_local * Config::kScaleWindowWords * 16) +
+            wgmma_window_lead<Config, Config::kScaleElementBytes>(row,
+                                                                  first_col);
+      }
       if constexpr (Config::kZeroWords) {
         chunk.s_zero[r][j] =
             s_buffer + Config::kOffsetChunkZeros +
@@ -151,6 +158,8 @@ HUMMINGD_DEVICE u32 load_row_element(const WgmmaChunk<Config>& chunk, int r,
                                      int j, int k_tile0, int k_local) {
   constexpr int kBytes =
       kZero ? Config::kZeroElementBytes : Config::kScaleElementBytes;
+  // Zero points keep the row windows (k-major tiles have none).
+  constexpr int kColumnStride = kZero ? kBytes : Config::kScaleColumnStride;
   const int col = (k_tile0 + k_local) / static_cast<int>(Config::kScaleTileK);
   u32 s_row;
   if constexpr (kZero) {
@@ -159,7 +168,7 @@ HUMMINGD_DEVICE u32 load_row_element(const WgmmaChunk<Config>& chunk, int r,
     s_row = chunk.s_scale[r][j];
   }
   return load_shared_element<kBytes>(
-      s_row + static_cast<u32>((col - chunk.first_col) * kBytes));
+      s_row + static_cast<u32>((col - chunk.first_col) * kColumnStride));
 }
 
 template <class Config>

@@ -27,6 +27,9 @@ struct GemmArgs {
   void* workspace;
   device::u32* split_counters;
   device::i64 m;
+  // The scales as [column][row] (the checkpoint tensor transposed), for
+  // tiles built with k-major scales (gemm/wgmma_config.cuh); null otherwise.
+  const void* scales_k_major;
 };
 
 struct RepackArgs {

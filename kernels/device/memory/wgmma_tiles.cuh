@@ -104,6 +104,7 @@ struct WgmmaStageCopier {
   const u32* g_w[kWSlots > 0 ? kWSlots : 1];
   u32 s_w[kWSlots > 0 ? kWSlots : 1];
   const u8* g_scales;
+  const u8* g_scales_k_major;
   const u8* g_zeros;
   i64 n0;
   int thread;
@@ -112,6 +113,7 @@ struct WgmmaStageCopier {
   HUMMINGD_DEVICE WgmmaStageCopier(const GemmArgs& args, i64 m0, i64 n0_,
                                    int k_tile0, int thread_)
       : g_scales(static_cast<const u8*>(args.scales)),
+        g_scales_k_major(static_cast<const u8*>(args.scales_k_major)),
         g_zeros(static_cast<const u8*>(args.zero_points)),
         n0(n0_),
         thread(thread_) {
@@ -200,6 +202,10 @@ struct WgmmaStageCopier {
   // caller's commit group).
   HUMMINGD_DEVICE void copy_chunk(u32 s_chunk, int first_tile) const {
     const i64 first_col = wgmma_chunk_first_column<Config>(first_tile);
+    if constexpr (Tile::kKMajorScales) {
+      copy_k_major_columns(s_chunk, first_col);
+      return;
+    }
     copy_windows<Config::kScaleWindowWords, Config::kScaleElementBytes>(
         s_chunk, g_scales, Config::kScaleTensorBytes, first_col);
     if constexpr (Config::kZeroWords) {
@@ -210,6 +216,28 @@ struct WgmmaStageCopier {
   }
 
  private:
+  // k-major scales: column first_col + c of the block's rows is kBlockN
+  // contiguous elements, copied to s_chunk + c * kScaleColumnStride;
+  // columns past the tensor are zero-filled.
+  HUMMINGD_DEVICE void copy_k_major_columns(u32 s_chunk, i64 first_col) const {
+    constexpr int kBytes = Config::kScaleElementBytes;
+    constexpr int kPiecesPerCol = Tile::kBlockN * kBytes / 16;
+    constexpr int kPieces = Config::kChunkCols * kPiecesPerCol;
+    HUMMINGD_UNROLL
+    for (int i = 0; i < (kPieces + kThreads - 1) / kThreads; ++i) {
+      const int id = thread + i * kThreads;
+      if (kPieces % kThreads != 0 && id >= kPieces) break;
+      const int c = id / kPiecesPerCol;
+      const int piece = id % kPiecesPerCol;
+      const i64 col = first_col + c;
+      const bool inside = col < Config::kScaleColumns;
+      const i64 src = (col * Config::kN + n0) * kBytes + piece * 16;
+      copy_16_async_bytes(s_chunk + c * Config::kScaleColumnStride + piece * 16,
+                          g_scales_k_major + (inside ? src : 0),
+                          inside ? 16u : 0u);
+    }
+  }
+
   template <int kWords, int kElementBytes>
   HUMMINGD_DEVICE void copy_windows(u32 s_windows, const u8* g_tensor,
                                     i64 tensor_bytes, i64 first_col) const {

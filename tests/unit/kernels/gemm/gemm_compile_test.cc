@@ -140,9 +140,11 @@ TEST(GemmCompileTest, EveryPlannedGemmKernelCompilesForEveryArch) {
       });
 }
 
-// The wgmma tile options (copy=bulk and blocks=N, which the bench can
-// time; scales=pre, planned for 8-bit weights at 64 tokens) compile, and
-// each reaches the kernel: its cubin differs from the plain tile's.
+// The wgmma tile options (copy=bulk, layout=kmajor and blocks=N, which the
+// bench can time; scales=pre, planned for 8-bit weights at 64 tokens)
+// compile, and each reaches the kernel: its cubin differs from the plain
+// tile's. k-major scales need one scale per row and no zero points: with
+// zero points the stub does not compile, and says why.
 TEST(GemmCompileTest, WgmmaTileOptionsCompileAndChangeTheKernel) {
   absl::StatusOr<QuantSpec> spec =
       ParseSpecText("weight=uint4,group=128,scale=fp16");
@@ -176,15 +178,35 @@ TEST(GemmCompileTest, WgmmaTileOptionsCompileAndChangeTheKernel) {
       compile("tile=64x128x128,warps=1x8,stages=4,mma=wgmma,scales=pre");
   const std::string bulk_prescaled = compile(
       "tile=64x128x128,warps=1x8,stages=4,mma=wgmma,copy=bulk,scales=pre");
+  const std::string k_major =
+      compile("tile=64x128x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor");
   const std::string one_per_sm =
       compile("tile=64x128x128,warps=1x8,stages=4,mma=wgmma,blocks=1");
   ASSERT_FALSE(plain.empty());
   ASSERT_FALSE(prescaled.empty());
   ASSERT_FALSE(bulk_prescaled.empty());
   ASSERT_FALSE(one_per_sm.empty());
+  ASSERT_FALSE(k_major.empty());
+  EXPECT_NE(plain, k_major);
   EXPECT_NE(plain, prescaled);
   EXPECT_NE(prescaled, bulk_prescaled);
   EXPECT_NE(plain, one_per_sm);
+  absl::StatusOr<QuantSpec> zero_spec =
+      ParseSpecText("weight=uint4,group=128,scale=fp16,zero=int");
+  ASSERT_TRUE(zero_spec.ok()) << zero_spec.status();
+  request.spec = Canonicalize(*zero_spec);
+  absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(
+      "tile=64x128x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor");
+  ASSERT_TRUE(tile.ok()) << tile.status();
+  PlanEntry entry =
+      MakeGemmPlanEntry(1, 64, *tile, request.spec, request.shape, 1);
+  absl::StatusOr<KernelSource> source = GenerateStub(request, entry.config);
+  ASSERT_TRUE(source.ok()) << source.status();
+  absl::StatusOr<CompiledKernel> refused = CompileKernel(*source, request.gpu);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("k-major scales"),
+            std::string::npos)
+      << refused.status().message().substr(0, 400);
 }
 
 }  // namespace

@@ -365,10 +365,12 @@ TEST(GemmDecodePlanTest, WgmmaTileTextRoundTripsAndValidates) {
   EXPECT_TRUE(ValidateGemmTile(tile, 256, 256).ok());
   EXPECT_FALSE(
       ParseGemmTileText("tile=8x128x128,warps=1x8,stages=10,mma=x").ok());
-  // Options: copy=bulk, scales=pre, then blocks=N, wgmma tiles only.
+  // Options: copy=bulk, scales=pre, layout=kmajor, then blocks=N, wgmma
+  // tiles only.
   for (const char* options :
        {",copy=bulk", ",scales=pre", ",copy=bulk,scales=pre", ",blocks=3",
-        ",scales=pre,blocks=1", ",copy=bulk,scales=pre,blocks=4"}) {
+        ",scales=pre,blocks=1", ",copy=bulk,scales=pre,blocks=4",
+        ",layout=kmajor", ",scales=pre,layout=kmajor,blocks=2"}) {
     const std::string with = text + options;
     absl::StatusOr<GemmTileConfig> optioned = ParseGemmTileText(with);
     ASSERT_TRUE(optioned.ok()) << with << ": " << optioned.status();
@@ -376,6 +378,12 @@ TEST(GemmDecodePlanTest, WgmmaTileTextRoundTripsAndValidates) {
     EXPECT_TRUE(ValidateGemmTile(*optioned, 256, 256).ok()) << with;
   }
   EXPECT_TRUE(ParseGemmTileText(text + ",scales=pre")->prescaled_scales);
+  EXPECT_TRUE(ParseGemmTileText(text + ",layout=kmajor")->k_major_scales);
+  EXPECT_FALSE(ParseGemmTileText(text + ",layout=kmajor,scales=pre").ok());
+  EXPECT_FALSE(ParseGemmTileText(text + ",layout=nmajor").ok());
+  EXPECT_FALSE(
+      ParseGemmTileText("tile=16x64x128,warps=1x4,stages=4,layout=kmajor")
+          .ok());
   // blocks=N sets the launch bounds' blocks per SM (the register cap).
   absl::StatusOr<GemmTileConfig> three = ParseGemmTileText(text + ",blocks=3");
   ASSERT_TRUE(three.ok()) << three.status();

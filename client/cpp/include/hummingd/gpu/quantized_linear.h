@@ -65,6 +65,9 @@ class QuantizedLinear {
   CUdeviceptr fragments_ = 0;  // owned
   CUdeviceptr workspace_ = 0;  // owned; null without split-K
   CUdeviceptr counters_ = 0;   // owned, zeroed once; null without split-K
+  // owned: the scales as [column][row] for tiles built with k-major scales
+  // (group scales, no zero points); null for other specs
+  CUdeviceptr scales_k_major_ = 0;
 };
 
 }  // namespace hummingd::gpu
