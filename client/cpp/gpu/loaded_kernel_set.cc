@@ -4,6 +4,7 @@
 #include <limits>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/hashing.h"
 #include "common/status_macros.h"
@@ -192,6 +193,7 @@ absl::StatusOr<LoadedKernel> LoadOne(
   entry.workspace_bytes_per_m_block = launch.workspace_bytes_per_m_block();
   entry.counter_bytes_per_m_block = launch.counter_bytes_per_m_block();
   entry.programmatic_dependent_launch = launch.programmatic_dependent_launch();
+  entry.k_major_scales = absl::StrContains(kernel.config(), ",layout=kmajor");
   return entry;
 }
 

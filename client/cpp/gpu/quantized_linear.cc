@@ -66,8 +66,10 @@ SplitKBytes SplitKBuffers(const LoadedKernelSet& set, int64_t max_m) {
 
 // The scales of a group-scaled layer without zero points as [column][row]
 // (the checkpoint's [row][column] transposed), for the decode tiles built
-// with k-major scales; 0 for other specs. Done on the host once per layer:
-// the tensor is N * K / group elements (1 MB for 8192 x 8192 at group 128).
+// with k-major scales; 0 for other specs. Done on the host once per layer
+// whose kernel set has such a tile: the tensor is N * K / group elements
+// (1 MB for 8192 x 8192 at group 128). A snapshot: scales updated in place
+// later do not reach it.
 absl::StatusOr<CUdeviceptr> PrepareKMajorScales(const CudaDriverApi& driver,
                                                 const QuantSpec& spec,
                                                 int64_t n, int64_t k,
@@ -99,8 +101,13 @@ absl::StatusOr<CUdeviceptr> PrepareKMajorScales(const CudaDriverApi& driver,
   CUdeviceptr copy = 0;
   RETURN_IF_ERROR(
       CudaCheck(driver.cuMemAlloc(&copy, bytes), "cuMemAlloc(k-major scales)"));
+  // A pageable upload may still be in flight when cuMemcpyHtoD returns, on
+  // the legacy stream, which a non-blocking stream does not wait for.
   absl::Status uploaded = CudaCheck(
       driver.cuMemcpyHtoD(copy, k_major.data(), bytes), "cuMemcpyHtoD(scales)");
+  if (uploaded.ok()) {
+    uploaded = CudaCheck(driver.cuCtxSynchronize(), "cuCtxSynchronize");
+  }
   if (!uploaded.ok()) {
     driver.cuMemFree(copy);
     return uploaded;
@@ -161,9 +168,14 @@ absl::StatusOr<std::unique_ptr<QuantizedLinear>> QuantizedLinear::Create(
         "cuMemsetD8Async(split-K counters)"));
   }
 
-  ASSIGN_OR_RETURN(layer->scales_k_major_,
-                   PrepareKMajorScales(driver, spec, set->n(), set->k(),
-                                       weights.scales, stream));
+  const bool needs_k_major = std::any_of(
+      set->kernels().begin(), set->kernels().end(),
+      [](const LoadedKernel& kernel) { return kernel.k_major_scales; });
+  if (needs_k_major) {
+    ASSIGN_OR_RETURN(layer->scales_k_major_,
+                     PrepareKMajorScales(driver, spec, set->n(), set->k(),
+                                         weights.scales, stream));
+  }
 
   RepackArgs args;
   args.checkpoint = reinterpret_cast<const device::u32*>(weights.weights);
@@ -215,6 +227,12 @@ absl::Status QuantizedLinear::Forward(CUdeviceptr x, CUdeviceptr y, int64_t m,
   args.scales_k_major = spec.granularity == ScaleGranularity::kChannel
                             ? reinterpret_cast<const void*>(weights_.scales)
                             : reinterpret_cast<const void*>(scales_k_major_);
+  if (kernel->k_major_scales && args.scales_k_major == nullptr) {
+    return absl::FailedPreconditionError(
+        "quantized_linear: the kernel for this M reads k-major scales, which "
+        "this layer's spec cannot provide (group scales without zero points "
+        "only)");
+  }
   return LaunchKernel(*set_, *kernel, m, &args, stream);
 }
 

@@ -170,10 +170,19 @@ struct WgmmaConfig : GemmScaleTiling<Format_, kN_, kK_> {
   static constexpr int kOffsetChunkZeros =
       Tile::kBlockN * kScaleWindowWords * 16;
   // k-major scales: the chunk's columns, each kBlockN elements, in the
-  // space of the row windows (a chunk of whole tiles never spans more than
-  // kChunkTiles * kScaleEntries columns); a column's elements are
-  // kScaleColumnStride bytes from the previous column's.
-  static constexpr int kChunkCols = kChunkTiles * kScaleEntries;
+  // space of the row windows; a column's elements are kScaleColumnStride
+  // bytes from the previous column's. Entries narrower than a tile: the
+  // chunk is whole entries, kChunkTiles * kScaleEntries of them. Wider:
+  // kChunkTiles tiles starting anywhere span at most
+  // floor((kChunkTiles - 1) * kBlockK / kScaleTileK) + 2 columns.
+  static constexpr int kChunkCols =
+      kScaleTileK < Tile::kBlockK
+          ? kChunkTiles * kScaleEntries
+          : static_cast<int>(
+                (kChunkTiles - 1) * Tile::kBlockK / kScaleTileK + 2 <
+                        kChunkTiles
+                    ? (kChunkTiles - 1) * Tile::kBlockK / kScaleTileK + 2
+                    : kChunkTiles);
   static constexpr int kScaleColumnStride =
       Tile::kKMajorScales ? Tile::kBlockN * kScaleElementBytes
                           : kScaleElementBytes;

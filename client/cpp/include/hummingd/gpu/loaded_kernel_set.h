@@ -86,6 +86,8 @@ struct LoadedKernel {
   // Launched as a programmatic dependent of the stream's previous kernel
   // (the kernel itself waits for it before reading what it wrote).
   bool programmatic_dependent_launch = false;
+  // Reads GemmArgs::scales_k_major (a wgmma tile with layout=kmajor).
+  bool k_major_scales = false;
 
   int64_t WorkspaceBytes(int64_t m) const {
     return GridX(m) * workspace_bytes_per_m_block;
