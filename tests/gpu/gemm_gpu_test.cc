@@ -23,8 +23,10 @@
 #include "gtest/gtest.h"
 #include "hummingd/gpu/cuda_driver.h"
 #include "hummingd/gpu/loaded_kernel_set.h"
+#include "hummingd/gpu/quantized_linear.h"
 #include "kernels/gemm_config.h"
 #include "kernels/gpu_target.h"
+#include "kernels/k_major_scales.h"
 #include "kernels/layer_shape.h"
 #include "kernels/planner.h"
 #include "kernels/reference/dequant_reference.h"
@@ -103,6 +105,14 @@ class DeviceGemmLayer {
     RETURN_IF_ERROR(fragments_.Fill(0xA5));
     RETURN_IF_ERROR(
         scales_.Allocate(inputs_.scales.size(), inputs_.scales.data()));
+    // The copy that layout=kmajor tiles of group-scaled specs read, made as
+    // QuantizedLinear makes it.
+    if (KMajorScaleSourceOf(spec_) == KMajorScaleSource::kCopy) {
+      const std::vector<unsigned char> k_major = TransposeScalesToKMajor(
+          inputs_.scales.data(), n, k / spec_.group_size,
+          DataTypeBytes(spec_.scale_type));
+      RETURN_IF_ERROR(scales_k_major_.Allocate(k_major.size(), k_major.data()));
+    }
     RETURN_IF_ERROR(zero_points_.Allocate(inputs_.zero_points.size(),
                                           inputs_.zero_points.data()));
     RETURN_IF_ERROR(
@@ -150,6 +160,7 @@ class DeviceGemmLayer {
     b.x = x_dev_.get();
     b.weights = fragments_.get();
     b.scales = scales_.get();
+    b.scales_k_major = scales_k_major_.get();
     b.zero_points = zero_points_.get();
     b.secondary_scale = secondary_.get();
     b.bias = bias_dev_.get();
@@ -197,7 +208,8 @@ class DeviceGemmLayer {
   std::vector<float> w_;
   std::vector<uint16_t> x_bits_, bias_bits_;
   std::vector<float> x_, bias_;
-  DeviceBuffer checkpoint_, fragments_, scales_, zero_points_, secondary_;
+  DeviceBuffer checkpoint_, fragments_, scales_, scales_k_major_, zero_points_,
+      secondary_;
   DeviceBuffer x_dev_, bias_dev_, y_, workspace_, counters_;
 };
 
@@ -486,6 +498,41 @@ TEST(GemmCaseGridTest, DecodeCasesCoverEveryWgmmaRange) {
   EXPECT_GE(wide, 2);
   EXPECT_GE(wide_16, 1);
   EXPECT_GE(four_per_sm, 1);
+}
+
+// Without a GPU: the k-major scale pointer a launch passes (LaunchGemm and
+// QuantizedLinear::Forward share KMajorScalesArgument) is the transposed
+// copy for group scales, the checkpoint tensor for channel-wise ones, and a
+// kernel that reads k-major scales is refused where the layer has none.
+TEST(GemmLaunchArgsTest, KMajorScalesFollowTheSpecAndAreRequired) {
+  auto spec = [](const char* text) { return *ParseSpecText(text); };
+  LoadedKernel k_major;
+  k_major.m_min = 1;
+  k_major.m_max = 8;
+  k_major.k_major_scales = true;
+  LoadedKernel row_windows = k_major;
+  row_windows.k_major_scales = false;
+  const CUdeviceptr scales = 0x10000;
+  const CUdeviceptr copy = 0x20000;
+  const QuantSpec group = spec("weight=uint4,group=128,scale=fp16");
+  const QuantSpec channel = spec("weight=uint8,group=channel,scale=fp16");
+  const QuantSpec zero = spec("weight=uint4,group=128,scale=fp16,zero=int");
+
+  absl::StatusOr<const void*> arg =
+      KMajorScalesArgument(group, k_major, scales, copy);
+  ASSERT_TRUE(arg.ok()) << arg.status();
+  EXPECT_EQ(*arg, reinterpret_cast<const void*>(copy));
+  arg = KMajorScalesArgument(channel, k_major, scales, 0);
+  ASSERT_TRUE(arg.ok()) << arg.status();
+  EXPECT_EQ(*arg, reinterpret_cast<const void*>(scales));
+  arg = KMajorScalesArgument(group, row_windows, scales, 0);
+  ASSERT_TRUE(arg.ok()) << arg.status();
+  EXPECT_EQ(*arg, nullptr);
+
+  EXPECT_EQ(KMajorScalesArgument(group, k_major, scales, 0).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(KMajorScalesArgument(zero, k_major, scales, copy).status().code(),
+            absl::StatusCode::kFailedPrecondition);
 }
 
 class GemmCorrectnessTest : public ::testing::TestWithParam<GemmCase> {

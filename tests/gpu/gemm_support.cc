@@ -9,6 +9,7 @@
 #include "common/hashing.h"
 #include "common/status_macros.h"
 #include "gemm/wna16_args.cuh"
+#include "hummingd/gpu/quantized_linear.h"
 #include "kernels/codegen.h"
 #include "kernels/gpu_target.h"
 #include "kernels/nvrtc_compiler.h"
@@ -93,7 +94,9 @@ absl::Status LaunchGemm(const LoadedKernelSet& set, const GemmBuffers& buffers,
   args.workspace = reinterpret_cast<void*>(buffers.workspace);
   args.split_counters = reinterpret_cast<device::u32*>(buffers.split_counters);
   args.m = m;
-  args.scales_k_major = nullptr;  // no k-major tiles in the GPU suite
+  ASSIGN_OR_RETURN(args.scales_k_major,
+                   KMajorScalesArgument(set.spec(), *kernel, buffers.scales,
+                                        buffers.scales_k_major));
   return LaunchKernel(set, *kernel, m, &args, stream);
 }
 

@@ -35,6 +35,9 @@ struct GemmBuffers {
   CUdeviceptr x = 0;
   CUdeviceptr weights = 0;  // fragment order
   CUdeviceptr scales = 0;
+  // The scales as [column][row] (TransposeScalesToKMajor) for group-scaled
+  // specs without zero points; what their layout=kmajor tiles read.
+  CUdeviceptr scales_k_major = 0;
   CUdeviceptr zero_points = 0;
   CUdeviceptr secondary_scale = 0;
   CUdeviceptr bias = 0;
@@ -46,6 +49,8 @@ struct GemmBuffers {
 // The plan entry that serves `m` (OUT_OF_RANGE outside the table).
 absl::StatusOr<const PlanEntry*> GemmEntryForM(const Plan& plan, int64_t m);
 
+// FAILED_PRECONDITION when the kernel for `m` reads k-major scales that
+// `buffers` lack (QuantizedLinear::Forward's rule, KMajorScalesArgument).
 absl::Status LaunchGemm(const LoadedKernelSet& set, const GemmBuffers& buffers,
                         int64_t m, CUstream stream);
 

@@ -1,12 +1,12 @@
 #include "hummingd/gpu/quantized_linear.h"
 
 #include <algorithm>
-#include <cstring>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "gemm/wna16_args.cuh"
+#include "kernels/k_major_scales.h"
 
 namespace hummingd::gpu {
 namespace {
@@ -65,18 +65,18 @@ SplitKBytes SplitKBuffers(const LoadedKernelSet& set, int64_t max_m) {
 }
 
 // The scales of a group-scaled layer without zero points as [column][row]
-// (the checkpoint's [row][column] transposed), for the decode tiles built
-// with k-major scales; 0 for other specs. Done on the host once per layer
-// whose kernel set has such a tile: the tensor is N * K / group elements
-// (1 MB for 8192 x 8192 at group 128). A snapshot: scales updated in place
-// later do not reach it.
+// (the checkpoint's [row][column] transposed, TransposeScalesToKMajor), for
+// the decode tiles built with k-major scales; 0 for other specs. Done on the
+// host once per layer whose kernel set has such a tile: the tensor is
+// N * K / group elements (1 MB for 8192 x 8192 at group 128). A snapshot:
+// scales updated in place later do not reach it.
 absl::StatusOr<CUdeviceptr> PrepareKMajorScales(const CudaDriverApi& driver,
                                                 const QuantSpec& spec,
                                                 int64_t n, int64_t k,
                                                 CUdeviceptr scales,
                                                 CUstream stream) {
-  if (spec.granularity != ScaleGranularity::kGroup ||
-      spec.zero_point != ZeroPointKind::kNone || k % spec.group_size != 0) {
+  if (KMajorScaleSourceOf(spec) != KMajorScaleSource::kCopy ||
+      k % spec.group_size != 0) {
     return CUdeviceptr{0};
   }
   // The checkpoint tensors are ready on `stream` (the repack reads them
@@ -84,20 +84,14 @@ absl::StatusOr<CUdeviceptr> PrepareKMajorScales(const CudaDriverApi& driver,
   RETURN_IF_ERROR(
       CudaCheck(driver.cuStreamSynchronize(stream), "cuStreamSynchronize"));
   const int64_t columns = k / spec.group_size;
-  const int64_t element = DataTypeBytes(spec.scale_type);
+  const int element = DataTypeBytes(spec.scale_type);
   const size_t bytes = static_cast<size_t>(n * columns * element);
   std::vector<unsigned char> row_major(bytes);
   RETURN_IF_ERROR(
       CudaCheck(driver.cuMemcpyDtoH(row_major.data(), scales, bytes),
                 "cuMemcpyDtoH(scales)"));
-  std::vector<unsigned char> k_major(bytes);
-  for (int64_t row = 0; row < n; ++row) {
-    for (int64_t col = 0; col < columns; ++col) {
-      std::memcpy(&k_major[(col * n + row) * element],
-                  &row_major[(row * columns + col) * element],
-                  static_cast<size_t>(element));
-    }
-  }
+  const std::vector<unsigned char> k_major =
+      TransposeScalesToKMajor(row_major.data(), n, columns, element);
   CUdeviceptr copy = 0;
   RETURN_IF_ERROR(
       CudaCheck(driver.cuMemAlloc(&copy, bytes), "cuMemAlloc(k-major scales)"));
@@ -223,17 +217,35 @@ absl::Status QuantizedLinear::Forward(CUdeviceptr x, CUdeviceptr y, int64_t m,
   args.split_counters =
       split_k ? reinterpret_cast<device::u32*>(counters_) : nullptr;
   args.m = m;
-  // Channel-wise scales are one column: k-major is the checkpoint layout.
-  args.scales_k_major = spec.granularity == ScaleGranularity::kChannel
-                            ? reinterpret_cast<const void*>(weights_.scales)
-                            : reinterpret_cast<const void*>(scales_k_major_);
-  if (kernel->k_major_scales && args.scales_k_major == nullptr) {
-    return absl::FailedPreconditionError(
-        "quantized_linear: the kernel for this M reads k-major scales, which "
-        "this layer's spec cannot provide (group scales without zero points "
-        "only)");
-  }
+  ASSIGN_OR_RETURN(
+      args.scales_k_major,
+      KMajorScalesArgument(spec, *kernel, weights_.scales, scales_k_major_));
   return LaunchKernel(*set_, *kernel, m, &args, stream);
+}
+
+absl::StatusOr<const void*> KMajorScalesArgument(const QuantSpec& spec,
+                                                 const LoadedKernel& kernel,
+                                                 CUdeviceptr scales,
+                                                 CUdeviceptr k_major_copy) {
+  CUdeviceptr pointer = 0;
+  switch (KMajorScaleSourceOf(spec)) {
+    case KMajorScaleSource::kCheckpoint:
+      pointer = scales;
+      break;
+    case KMajorScaleSource::kCopy:
+      pointer = k_major_copy;
+      break;
+    case KMajorScaleSource::kNone:
+      break;
+  }
+  if (kernel.k_major_scales && pointer == 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "scales_k_major: the kernel for M ", kernel.m_min, "-", kernel.m_max,
+        " reads k-major scales (layout=kmajor), which this layer does not "
+        "have (group scales without zero points need the layer's transposed "
+        "copy; channel-wise scales are their own)"));
+  }
+  return reinterpret_cast<const void*>(pointer);
 }
 
 }  // namespace hummingd::gpu

@@ -35,7 +35,9 @@ class QuantizedLinear {
   // repack on `stream`; Forward calls on the same stream run after both.
   // `weights.weights` may be freed once the stream has passed the repack;
   // scales, zero points, secondary scale and bias are read by every Forward and
-  // must outlive the layer.
+  // must outlive the layer. A set with k-major tiles (layout=kmajor) of a
+  // group-scaled spec also gets a transposed snapshot of the scales, made on
+  // the host after waiting for `stream`.
   static absl::StatusOr<std::unique_ptr<QuantizedLinear>> Create(
       std::shared_ptr<const LoadedKernelSet> set,
       const CheckpointWeights& weights, int64_t max_m, CUstream stream);
@@ -69,5 +71,17 @@ class QuantizedLinear {
   // (group scales, no zero points); null for other specs
   CUdeviceptr scales_k_major_ = 0;
 };
+
+// GemmArgs::scales_k_major for a launch of `kernel` on a layer of `spec`
+// whose checkpoint scales are `scales` and whose transposed copy of them is
+// `k_major_copy` (0 when it has none; kernels/k_major_scales.h says which
+// specs need one): the checkpoint scales for channel-wise specs, the copy
+// for group-wise ones, else null. FAILED_PRECONDITION when `kernel` reads
+// k-major scales and the layer has none. Forward's, and any other launcher's
+// (the GPU test suite).
+absl::StatusOr<const void*> KMajorScalesArgument(const QuantSpec& spec,
+                                                 const LoadedKernel& kernel,
+                                                 CUdeviceptr scales,
+                                                 CUdeviceptr k_major_copy);
 
 }  // namespace hummingd::gpu
