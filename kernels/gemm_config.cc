@@ -13,6 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "gemm/wgmma_config.cuh"
+#include "kernels/k_major_scales.h"
 
 namespace hummingd {
 namespace {
@@ -34,18 +35,22 @@ bool ParseDims(absl::string_view text, int count, int* out) {
   return true;
 }
 
+// Columns of one scale entry along K (GemmScaleTiling's kScaleTileK):
+// `whole_k` for channel and tensor scales.
+int64_t ScaleTileK(const QuantSpec& spec, int64_t whole_k) {
+  if (spec.granularity == ScaleGranularity::kGroup) return spec.group_size;
+  if (spec.granularity == ScaleGranularity::kBlock) return spec.block_k;
+  return whole_k;
+}
+
 }  // namespace
 
 int GemmTileConfig::SharedBytes(const QuantSpec& spec) const {
   const int bits = spec.weight.bits;
   if (mma == GemmMma::kWgmma) {
     // The kernel's own formula (kernels/device/gemm/wgmma_config.cuh).
-    int64_t scale_tile_k = INT64_MAX;  // channel / tensor: one entry
-    if (spec.granularity == ScaleGranularity::kGroup) {
-      scale_tile_k = spec.group_size;
-    } else if (spec.granularity == ScaleGranularity::kBlock) {
-      scale_tile_k = spec.block_k;
-    }
+    // Channel / tensor scales: one entry per k-tile, whatever K is.
+    const int64_t scale_tile_k = ScaleTileK(spec, INT64_MAX);
     // Integer zero points are uint8 codes, float ones activation-typed.
     const int zero_bytes = spec.zero_point == ZeroPointKind::kNone ? 0
                            : spec.zero_point == ZeroPointKind::kInteger
@@ -81,6 +86,32 @@ int WgmmaBlocksPerSm(const GemmTileConfig& tile) {
   }
   if (tile.Threads() <= 256) return accumulators <= 32 ? 2 : 1;
   return accumulators <= 4 ? 2 : 1;
+}
+
+bool WgmmaTakesKMajorScales(const GemmTileConfig& tile, const QuantSpec& spec,
+                            int64_t k) {
+  if (tile.mma != GemmMma::kWgmma ||
+      KMajorScaleSourceOf(spec) == KMajorScaleSource::kNone) {
+    return false;
+  }
+  // WgmmaConfig's kChunkTiles, kScaleWindowWords and kChunkCols.
+  const int64_t scale_tile_k = ScaleTileK(spec, k);
+  const int entries = device::wgmma_scale_entries(scale_tile_k, tile.block_k);
+  const int element_bytes = DataTypeBytes(spec.scale_type);
+  const int chunk_tiles =
+      device::wgmma_scale_chunk_tiles(tile.stages, entries, element_bytes);
+  const int window_words =
+      device::wgmma_chunk_window_words(chunk_tiles, entries, element_bytes);
+  const int64_t chunk_cols =
+      scale_tile_k < tile.block_k
+          ? int64_t{chunk_tiles} * entries
+          : std::min<int64_t>(
+                (chunk_tiles - 1) * int64_t{tile.block_k} / scale_tile_k + 2,
+                chunk_tiles);
+  const int64_t column_bytes = int64_t{tile.block_n} * element_bytes;
+  return chunk_cols * column_bytes <=
+             int64_t{tile.block_n} * window_words * 16 &&
+         column_bytes % 16 == 0;
 }
 
 std::string FormatGemmTileText(const GemmTileConfig& tile) {

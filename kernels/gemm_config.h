@@ -3,9 +3,9 @@
 // Host side of the GEMM family's compile-time tiling: the canonical config
 // text the planner writes and codegen reads back
 // ("tile=16x64x128,warps=1x4,stages=4" for the mma.sync skeleton,
-// "tile=8x128x256,warps=1x8,stages=6,mma=wgmma[,copy=bulk][,scales=pre]" for
-// the Hopper decode skeleton), its validation against a layer, and the split-K
-// workspace size.
+// "tile=8x128x256,warps=1x8,stages=6,mma=wgmma[,copy=bulk][,scales=pre]
+// [,layout=kmajor][,blocks=N]" for the Hopper decode skeleton), its
+// validation against a layer, and the split-K workspace size.
 
 #include <cstdint>
 #include <string>
@@ -55,13 +55,14 @@ struct GemmTileConfig {
   bool prescaled_scales = false;
   // wgmma only: the blocks per SM the kernel is built for, i.e. the register
   // cap of its __launch_bounds__ ("blocks=N", 1..4); 0 takes
-  // WgmmaBlocksPerSm's rule. A bench option for occupancy sweeps; the
-  // planner leaves it 0.
+  // WgmmaBlocksPerSm's rule. The planner sets it only where the rule
+  // differs (16-token tiles at three per SM, planner v12).
   int blocks_per_sm = 0;
   // wgmma only: the scales come as a [column][row] copy the layer prepares
-  // (GemmArgs::scales_k_major), one contiguous run per column and block,
-  // instead of a window per row of the checkpoint tensor ("layout=kmajor";
-  // one scale per row and no zero points). A bench option for now.
+  // (GemmArgs::scales_k_major; kernels/k_major_scales.h), one contiguous run
+  // per column and block, instead of a window per row of the checkpoint
+  // tensor ("layout=kmajor"; one scale per row and no zero points). Planned
+  // for 256-row tiles (planner v12).
   bool k_major_scales = false;
 
   int Threads() const { return 32 * warps_m * warps_n; }
@@ -81,6 +82,15 @@ struct GemmTileConfig {
 // accumulators (row blocks per warpgroup x tokens / 2) fit half the register
 // file — at most 32 for 256 threads, 4 for 512 — else one.
 int WgmmaBlocksPerSm(const GemmTileConfig& tile);
+
+// Whether `tile` with layout=kmajor compiles for `spec` on a layer of K
+// columns: wgmma_config.cuh's static_assert on the host (one scale per row
+// and no zero points, KMajorScaleSourceOf; the chunk's columns of BN
+// elements fit the space of its row windows; BN elements a whole number of
+// 16-byte pieces), so that the planner never emits a tile the kernel
+// refuses.
+bool WgmmaTakesKMajorScales(const GemmTileConfig& tile, const QuantSpec& spec,
+                            int64_t k);
 
 std::string FormatGemmTileText(const GemmTileConfig& tile);
 // Strict inverse of FormatGemmTileText; INVALID_ARGUMENT naming

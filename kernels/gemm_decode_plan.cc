@@ -12,9 +12,10 @@
 namespace hummingd {
 namespace {
 
-// Shared memory per block for four, two and one blocks per SM (228 KB per
-// SM, 1 KB of it reserved per block).
+// Shared memory per block for four, three, two and one blocks per SM
+// (228 KB per SM, 1 KB of it reserved per block).
 constexpr int kFourBlocksSharedBytes = 56 * 1024;
+constexpr int kThreeBlocksSharedBytes = 75 * 1024;
 constexpr int kTwoBlocksSharedBytes = 113 * 1024;
 constexpr int kOneBlockSharedBytes = 227 * 1024;
 constexpr int kMaxStages = 12;
@@ -205,28 +206,52 @@ absl::StatusOr<DecodeCandidate> MakeDecodeCandidate(
   return candidate;
 }
 
-// 8-token tiles of <= 4-bit weights on layers that need many short splits
-// (scale entries of 128 columns or more along K): 128-row tiles with 4
-// stages (52 KB, 56 registers under a cap of 64) run four blocks per SM,
-// so twice the blocks share the SMs, split to fill them. Measured against the
-// previous plan (sweeps e and f, bench/results/tile-sweep-318e682.md): 8192 x
-// 8192 with 8 splits (512 blocks) 11.8 against 12.1 µs, 4096 x 14336 with 16
-// splits 11.3 against 12.2, 6144 x 4096 with 8 splits (384 blocks) 7.0-7.1
-// against 7.3-7.5. It lost where it cannot pass two blocks per SM (4096 x 4096:
-// 8 splits are 256 blocks, 16 splits leave 2 k-tiles each; 6.7 against 5.8) and
-// on long splits (28672 x 8192, 32 k-tiles per split: 40.7 against 34.9). The
-// table at f3e0884 (gemm-decode-f3e0884.md) confirmed the fp16 gains and found
-// 8192 x 8192 with groups of 32 and 64 slower (14.4 against 13.8 µs, 12.8
-// against 12.4 at M = 1): finer scale entries keep the tiles they had.
-std::optional<DecodeCandidate> FourBlocksPerSmCandidate(
-    const DecodeRange& range, const QuantSpec& spec, const LayerShape& shape,
-    int sm_count, int smem_limit) {
+// Decode tiles of <= 4-bit weights that run more than two blocks per SM on
+// layers that need many short splits (scale entries of 128 columns or more
+// along K): 128 rows, 128 columns, 4 stages, split to fill the blocks.
+struct PackedTileRule {
+  int tokens;
+  int blocks_per_sm;
+  int shared_bytes;  // per block
+  // The longest splits, in k-tiles, on which it still won.
+  int max_tiles_per_split;
+};
+
+// 8 tokens, four per SM (52 KB, 56 registers under a cap of 64), so twice
+// the blocks share the SMs. Measured against the previous plan (sweeps e
+// and f, bench/results/tile-sweep-318e682.md): 8192 x 8192 with 8 splits
+// (512 blocks) 11.8 against 12.1 µs, 4096 x 14336 with 16 splits 11.3
+// against 12.2, 6144 x 4096 with 8 splits (384 blocks) 7.0-7.1 against
+// 7.3-7.5. It lost where it cannot pass two blocks per SM (4096 x 4096: 8
+// splits are 256 blocks, 16 splits leave 2 k-tiles each; 6.7 against 5.8)
+// and on long splits (28672 x 8192, 32 k-tiles per split: 40.7 against
+// 34.9). The table at f3e0884 (gemm-decode-f3e0884.md) confirmed the fp16
+// gains and found 8192 x 8192 with groups of 32 and 64 slower (14.4 against
+// 13.8 µs, 12.8 against 12.4 at M = 1): finer scale entries keep the tiles
+// they had.
+constexpr PackedTileRule kFourPerSm8Tokens = {8, 4, kFourBlocksSharedBytes, 8};
+// 16 tokens, three per SM (57 KB; 64 registers and no spills under the cap
+// that blocks=3 sets, sweep h). Against the plan (bench/results/
+// tile-sweep-e24ce42.md, M = 16): 8192 x 8192 with 6 splits 13.98 against
+// 14.46 µs (16x256x128, 8 splits), 4096 x 14336 with 12 splits 13.42
+// against 13.77 (16x128x128 s8, 8 splits), 6144 x 4096 with 8 splits 7.77
+// against 8.56. No gain where it cannot pass two blocks per SM (4096 x
+// 4096, 8 splits are 256 blocks: 7.08 against 7.03), a loss on long splits
+// (8192 x 28672, 6 splits of 37 k-tiles: 39.02 against 36.44), and losses
+// with more splits than three per SM hold (8192 x 8192 with 8: 16.69;
+// 4096 x 14336 with 16: 16.57).
+constexpr PackedTileRule kThreePerSm16Tokens = {16, 3, kThreeBlocksSharedBytes,
+                                                12};
+
+std::optional<DecodeCandidate> PackedTileCandidate(
+    const PackedTileRule& rule, const DecodeRange& range, const QuantSpec& spec,
+    const LayerShape& shape, int sm_count, int smem_limit) {
   // Scale entries narrower than 128 columns along K (groups, or the K side
   // of 2-D blocks).
   const bool fine_scales =
       (spec.granularity == ScaleGranularity::kGroup && spec.group_size < 128) ||
       (spec.granularity == ScaleGranularity::kBlock && spec.block_k < 128);
-  if (range.tokens != 8 || spec.weight.bits > 4 || fine_scales ||
+  if (range.tokens != rule.tokens || spec.weight.bits > 4 || fine_scales ||
       shape.n % 128 != 0 || shape.k % 128 != 0) {
     return std::nullopt;
   }
@@ -239,21 +264,46 @@ std::optional<DecodeCandidate> FourBlocksPerSmCandidate(
   tile.block_n = 128;
   tile.block_k = 128;
   tile.stages = 4;
-  if (WgmmaBlocksPerSm(tile) != 4 ||
-      tile.SharedBytes(spec) > std::min(kFourBlocksSharedBytes, smem_limit) ||
+  // The stub's launch bounds: spelled out (blocks=N) only where
+  // WgmmaBlocksPerSm's rule gives another count, so the four-per-SM tile
+  // keeps its text.
+  if (WgmmaBlocksPerSm(tile) != rule.blocks_per_sm) {
+    tile.blocks_per_sm = rule.blocks_per_sm;
+  }
+  if (tile.SharedBytes(spec) > std::min(rule.shared_bytes, smem_limit) ||
       !ValidateGemmTile(tile, shape.n, shape.k).ok()) {
     return std::nullopt;
   }
   const int64_t n_blocks = shape.n / tile.block_n;
   const int64_t k_tiles = shape.k / tile.block_k;
-  candidate.splits = std::min<int64_t>(
-      {int64_t{4} * sm_count / n_blocks, k_tiles / 4, int64_t{16}});
+  candidate.splits =
+      std::min<int64_t>({int64_t{rule.blocks_per_sm} * sm_count / n_blocks,
+                         k_tiles / 4, int64_t{16}});
   if (candidate.splits < 1) return std::nullopt;
   const int64_t blocks = n_blocks * candidate.splits;
   const bool more_than_two_per_sm = blocks > int64_t{2} * sm_count;
-  const bool short_splits = k_tiles <= 8 * candidate.splits;
+  const bool short_splits =
+      k_tiles <= int64_t{rule.max_tiles_per_split} * candidate.splits;
   if (!more_than_two_per_sm || !short_splits) return std::nullopt;
   return candidate;
+}
+
+// 256-row tiles read their scales k-major (layout=kmajor) where the kernel
+// can (KMajorScaleSourceOf): against the same tile and splits
+// (bench/results/tile-sweep-e24ce42.md, M = 1 unless said), W4 fp16
+// 28672 x 8192 8x256x128 with 2 splits 32.73 against 33.81 µs (-3.2%),
+// bf16 35.67 against 36.50; 8192 x 28672 8x256x128 with 8 splits 31.30
+// against 32.01, 16x256x128 at M = 16 35.22 against 36.44 (-3.3%);
+// 8192 x 8192 16x256x128 at M = 16 14.24 against 14.42; groups of 32 on
+// 8192 x 8192 8x256x128 13.05 against 13.82 (-5.6%); uint8 8192 x 8192
+// 8x256x64 s5 19.82 against 20.01. 128-row tiles lost with it: 8192 x 8192
+// 8x128x128 four per SM 11.88 against 11.68 (+1.7%), bf16 12.89 against
+// 12.68, 4096 x 4096 8x128x128 s8 5.98 against 5.76 (+3.8%).
+bool KMajorScalesWin(const GemmTileConfig& tile, const QuantSpec& spec,
+                     const LayerShape& shape) {
+  GemmTileConfig k_major = tile;
+  k_major.k_major_scales = true;
+  return tile.block_n == 256 && WgmmaTakesKMajorScales(k_major, spec, shape.k);
 }
 
 }  // namespace
@@ -297,10 +347,14 @@ absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
           range.tokens == 8 || shape.k / wide->tile.block_k / wide->splits >= 8;
       if (long_enough && chosen.score <= 1.05 * wide->score) chosen = *wide;
     }
-    if (std::optional<DecodeCandidate> four = FourBlocksPerSmCandidate(
-            range, spec, shape, sm_count, smem_limit)) {
-      chosen = *four;
+    for (const PackedTileRule& rule :
+         {kFourPerSm8Tokens, kThreePerSm16Tokens}) {
+      if (std::optional<DecodeCandidate> packed = PackedTileCandidate(
+              rule, range, spec, shape, sm_count, smem_limit)) {
+        chosen = *packed;
+      }
     }
+    chosen.tile.k_major_scales = KMajorScalesWin(chosen.tile, spec, shape);
     entries.push_back(MakeGemmPlanEntry(range.m_min, range.m_max, chosen.tile,
                                         spec, shape, chosen.splits));
   }

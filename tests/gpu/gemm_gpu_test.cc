@@ -376,12 +376,16 @@ const GemmCase kCases[] = {
 // that on Hopper each format also runs through the wgmma decode kernels
 // (N = 64 * odd exercises the one-warpgroup tile, multiples of 128 the
 // two-warpgroup one). M <= 64 only; the mma.sync ranges are the grid's.
-// Plus two real layers, where the planner picks what small layers never
-// get: two 64-row blocks per warpgroup (BN 256) at 8 tokens, and for 4-bit
-// weights on splits of >= 8 k-tiles also at 16 tokens (14336 x 4096).
-// (Bulk (TMA) weight copies are no longer planned, planner v6;
-// hummingd_gemm_bench --override still times them and checks their
-// numerics.)
+// Plus real layers, where the planner picks what small layers never get:
+// 4-bit 14336 x 4096 runs four 8-token blocks per SM and three 16-token
+// ones (blocks=3); 8-bit 4096 x 8192 two 64-row blocks per warpgroup (BN
+// 256) at 8 tokens, with k-major scales (groups wider than a k-tile);
+// 4-bit 8192 x 8192 with groups of 64 BN 256 at 8 and 16 tokens (splits of
+// >= 8 k-tiles), k-major with groups narrower than a k-tile; 8-bit
+// channel-wise 8192 x 2048 BN 256 at 8 tokens, whose k-major scales are the
+// checkpoint tensor itself. (Bulk (TMA) weight copies are no longer
+// planned, planner v6; hummingd_gemm_bench --override still times them and
+// checks their numerics.)
 std::vector<GemmCase> DecodeCases() {
   std::vector<GemmCase> cases;
   for (const GemmCase& c : kCases) {
@@ -394,6 +398,10 @@ std::vector<GemmCase> DecodeCases() {
       GemmCase{"weight=uint4,group=128,scale=fp16", 14336, 4096, kDecode});
   cases.push_back(
       GemmCase{"weight=uint8,group=128,scale=fp16", 4096, 8192, kDecode});
+  cases.push_back(
+      GemmCase{"weight=uint4,group=64,scale=fp16", 8192, 8192, kDecode});
+  cases.push_back(
+      GemmCase{"weight=uint8,group=channel,scale=fp16", 8192, 2048, kDecode});
   return cases;
 }
 
@@ -471,11 +479,16 @@ TEST(GemmCaseGridTest, DecodeCasesCoverEveryWgmmaRange) {
     EXPECT_EQ(wgmma_ranges, 4);
     EXPECT_EQ(wgmma_ranges_hit, 4);
   }
-  // The two real layers reach the wide tiles, at 8 tokens and at 16, and
-  // the 4-bit one the 8-token tile that runs four blocks per SM.
+  // The real layers reach the wide tiles, at 8 tokens and at 16, the tiles
+  // that run four (8 tokens) and three (16 tokens) blocks per SM, and
+  // k-major scales both from a transposed copy (groups) and from the
+  // checkpoint tensor (channel-wise).
   int wide = 0;
   int wide_16 = 0;
   int four_per_sm = 0;
+  int three_per_sm = 0;
+  int k_major_copy = 0;
+  int k_major_checkpoint = 0;
   for (const GemmCase& c : cases) {
     KernelRequest request;
     request.family = KernelFamily::kGemm;
@@ -493,11 +506,20 @@ TEST(GemmCaseGridTest, DecodeCasesCoverEveryWgmmaRange) {
       wide += tile->block_n == 256 ? 1 : 0;
       wide_16 += tile->block_n == 256 && tile->block_m == 16 ? 1 : 0;
       four_per_sm += WgmmaBlocksPerSm(*tile) == 4 && entry.launch.grid_z > 1;
+      three_per_sm += tile->blocks_per_sm == 3 && entry.launch.grid_z > 1;
+      if (tile->k_major_scales) {
+        const KMajorScaleSource source = KMajorScaleSourceOf(request.spec);
+        k_major_copy += source == KMajorScaleSource::kCopy;
+        k_major_checkpoint += source == KMajorScaleSource::kCheckpoint;
+      }
     }
   }
   EXPECT_GE(wide, 2);
   EXPECT_GE(wide_16, 1);
   EXPECT_GE(four_per_sm, 1);
+  EXPECT_GE(three_per_sm, 1);
+  EXPECT_GE(k_major_copy, 1);
+  EXPECT_GE(k_major_checkpoint, 1);
 }
 
 // Without a GPU: the k-major scale pointer a launch passes (LaunchGemm and

@@ -209,5 +209,71 @@ TEST(GemmCompileTest, WgmmaTileOptionsCompileAndChangeTheKernel) {
       << refused.status().message().substr(0, 400);
 }
 
+// The planner sets layout=kmajor only where WgmmaTakesKMajorScales says the
+// kernel compiles, so the host rule must agree with the kernel's
+// static_assert: each spec's planned 8-token tile with the option forced on
+// compiles exactly when the rule says so (else it fails with the kernel's
+// message), and the plan follows the rule on its 256-row tiles.
+TEST(GemmCompileTest, KMajorScalesCompileExactlyWhereTheHostRuleSays) {
+  const char* const kSpecs[] = {
+      "weight=uint4,group=128,scale=fp16",
+      "weight=uint4,group=32,scale=bf16,act=bf16,out=bf16",
+      "weight=uint4,group=256,scale=fp32",
+      "weight=e2m1,group=16,scale=e4m3,scale2=tensor",
+      "weight=uint8,group=channel,scale=fp16",
+      "weight=uint4,group=128,scale=fp16,zero=int",
+      "weight=uint4,group=channel,scale=fp16,zero=float",
+      "weight=e4m3,group=128x128,scale=fp32",
+      "weight=uint4,group=tensor,scale=fp16"};
+  absl::StatusOr<GpuTarget> gpu = ParseGpuArch("sm_90a");
+  ASSERT_TRUE(gpu.ok()) << gpu.status();
+  std::vector<Job> jobs;
+  std::vector<bool> takes;
+  for (const char* text : kSpecs) {
+    absl::StatusOr<QuantSpec> spec = ParseSpecText(text);
+    ASSERT_TRUE(spec.ok()) << text << ": " << spec.status();
+    Job job;
+    job.request.family = KernelFamily::kGemm;
+    job.request.spec = Canonicalize(*spec);
+    job.request.shape.n = 28672;
+    job.request.shape.k = 4096;
+    job.request.gpu = *gpu;
+    absl::StatusOr<Plan> plan = PlanKernels(job.request);
+    ASSERT_TRUE(plan.ok()) << text << ": " << plan.status();
+    absl::StatusOr<GemmTileConfig> tile =
+        ParseGemmTileText(plan->entries[0].config.text);
+    ASSERT_TRUE(tile.ok()) << tile.status();
+    GemmTileConfig k_major = *tile;
+    k_major.k_major_scales = true;
+    const bool rule =
+        WgmmaTakesKMajorScales(k_major, job.request.spec, job.request.shape.k);
+    EXPECT_EQ(tile->k_major_scales, tile->block_n == 256 && rule)
+        << text << ": " << plan->entries[0].config.text;
+    job.config =
+        MakeGemmPlanEntry(1, 8, k_major, job.request.spec, job.request.shape, 1)
+            .config;
+    job.label = std::string(text) + " " + job.config.text;
+    jobs.push_back(std::move(job));
+    takes.push_back(rule);
+  }
+  EXPECT_EQ(std::count(takes.begin(), takes.end(), true), 5);
+  unsigned threads = 0;
+  const std::vector<testing::CompileResult> results = testing::CompileAll(
+      jobs,
+      [](const Job&, const KernelSource&, const CompiledKernel&) {
+        return absl::OkStatus();
+      },
+      &threads);
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    EXPECT_EQ(results[i].status.ok(), takes[i])
+        << jobs[i].label << ": " << results[i].status.ToString().substr(0, 400);
+    if (!takes[i]) {
+      EXPECT_NE(results[i].status.message().find("k-major scales"),
+                std::string::npos)
+          << jobs[i].label;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace hummingd

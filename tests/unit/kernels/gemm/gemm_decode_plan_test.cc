@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -77,6 +78,10 @@ TEST(GemmDecodePlanTest, HopperDecodeRangesAreWgmmaAndFillTheMachine) {
         EXPECT_EQ(tile->prescaled_scales,
                   expected_tokens[i] == 64 && request.spec.weight.bits == 8)
             << entry.config.text;
+        // k-major scales exactly on the 256-row tiles (every spec here has
+        // one scale per row and no zero points).
+        EXPECT_EQ(tile->k_major_scales, tile->block_n == 256)
+            << entry.config.text;
       }
       EXPECT_EQ(plan->entries[4].m_min, 65);
       for (size_t i = 4; i < plan->entries.size(); ++i) {
@@ -125,11 +130,12 @@ TEST(GemmDecodePlanTest, OnlyHopperLayersWithNMultipleOf64GetWgmma) {
 
 // The planner's choices on the layers its sweeps measured
 // (bench/results/gemm-decode-ab-2fd1435-9783e8d.md, tile-sweep-a9fcdbf.md,
-// tile-sweep-a2df06b.md):
+// tile-sweep-a2df06b.md, tile-sweep-e24ce42.md):
 // 256-row tiles at 8 tokens unless 128 rows fill clearly better, and for
-// 4-bit weights at 16 tokens on long splits; BK 128 for 4-bit weights and
-// at 16 and 32 tokens; short rings; splits within one wave; weights by
-// cp.async.
+// 4-bit weights at 16 tokens on long splits, reading k-major scales; BK 128
+// for 4-bit weights and at 16 and 32 tokens; short rings; splits within one
+// wave; 4-bit 16-token tiles three per SM on layers of many short splits;
+// weights by cp.async.
 TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
   struct Expected {
     const char* spec;
@@ -142,38 +148,48 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
        8192,
        8192,
        {"tile=8x128x128,warps=1x8,stages=4,mma=wgmma",
-        "tile=16x256x128,warps=1x8,stages=4,mma=wgmma",
+        "tile=16x128x128,warps=1x8,stages=4,mma=wgmma,blocks=3",
         "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
-       {8, 8, 4, 4}},
+       {8, 6, 4, 4}},
       // Short splits: four 8-token blocks per SM (16 splits, 512 blocks;
-      // 8 splits, 384 blocks).
+      // 8 splits, 384 blocks) and three 16-token ones (12 splits, 384
+      // blocks; 8 splits, 384 blocks).
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
        4096,
        14336,
        {"tile=8x128x128,warps=1x8,stages=4,mma=wgmma",
-        "tile=16x128x128,warps=1x8,stages=8,mma=wgmma",
+        "tile=16x128x128,warps=1x8,stages=4,mma=wgmma,blocks=3",
         "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
-       {16, 8, 8, 8}},
+       {16, 12, 8, 8}},
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
        6144,
        4096,
        {"tile=8x128x128,warps=1x8,stages=4,mma=wgmma",
-        "tile=16x128x128,warps=1x8,stages=8,mma=wgmma",
+        "tile=16x128x128,warps=1x8,stages=4,mma=wgmma,blocks=3",
         "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
-       {8, 5, 5, 5}},
+       {8, 8, 5, 5}},
       // 112 256-row blocks: 2 splits fill one wave; 224 128-row blocks
       // need none.
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
        28672,
        8192,
-       {"tile=8x256x128,warps=1x8,stages=4,mma=wgmma",
-        "tile=16x256x128,warps=1x8,stages=4,mma=wgmma",
+       {"tile=8x256x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor",
+        "tile=16x256x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor",
         "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
        {2, 2, 1, 1}},
+      // Long splits keep the 256-row 16-token tile (28 k-tiles each).
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
+       8192,
+       28672,
+       {"tile=8x256x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor",
+        "tile=16x256x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor",
+        "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
+        "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
+       {8, 8, 4, 4}},
       // Splits of 2-4 k-tiles: 128-row tiles at 16 tokens.
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
        4096,
@@ -186,7 +202,7 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
       {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16",
        8192,
        28672,
-       {"tile=8x256x64,warps=1x8,stages=5,mma=wgmma",
+       {"tile=8x256x64,warps=1x8,stages=5,mma=wgmma,layout=kmajor",
         "tile=16x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=64x128x64,warps=1x8,stages=6,mma=wgmma,scales=pre"},
@@ -194,7 +210,7 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
       {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16",
        4096,
        4096,
-       {"tile=8x256x64,warps=1x8,stages=5,mma=wgmma",
+       {"tile=8x256x64,warps=1x8,stages=5,mma=wgmma,layout=kmajor",
         "tile=16x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=64x128x64,warps=1x8,stages=6,mma=wgmma,scales=pre"},
@@ -276,21 +292,22 @@ TEST(GemmDecodePlanTest, FourBlocksPerSmTilesFitFourAndTheStubSaysSo) {
     EXPECT_NE(stub->source.find("__launch_bounds__(256, 4)"),
               std::string::npos);
   }
-  // A bench override's blocks=N reaches the stub's launch bounds.
+  // A bench override's blocks=N reaches the stub's launch bounds (the
+  // 32-token tile's rule says two).
   {
     const KernelRequest request = Request(kW4, 8192, 8192);
     absl::StatusOr<Plan> plan = PlanKernels(request);
     ASSERT_TRUE(plan.ok()) << plan.status();
-    KernelConfig config = plan->entries[1].config;  // 16 tokens
+    KernelConfig config = plan->entries[2].config;  // 32 tokens
     absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(config.text);
     ASSERT_TRUE(tile.ok()) << tile.status();
-    tile->block_n = 128;
-    tile->blocks_per_sm = 3;
+    EXPECT_EQ(WgmmaBlocksPerSm(*tile), 2);
+    tile->blocks_per_sm = 1;
     config.text = FormatGemmTileText(*tile);
-    EXPECT_NE(config.text.find(",blocks=3"), std::string::npos);
+    EXPECT_NE(config.text.find(",blocks=1"), std::string::npos);
     absl::StatusOr<KernelSource> stub = GenerateStub(request, config);
     ASSERT_TRUE(stub.ok()) << stub.status();
-    EXPECT_NE(stub->source.find("__launch_bounds__(256, 3)"),
+    EXPECT_NE(stub->source.find("__launch_bounds__(256, 1)"),
               std::string::npos);
   }
   const std::pair<int64_t, int64_t> kept[] = {
@@ -305,15 +322,15 @@ TEST(GemmDecodePlanTest, FourBlocksPerSmTilesFitFourAndTheStubSaysSo) {
     EXPECT_NE(WgmmaBlocksPerSm(*tile), 4) << plan->entries[0].config.text;
   }
   // Scale groups finer than 128 columns keep the tiles they had (slower
-  // four per SM on 8192 x 8192: gemm-decode-f3e0884.md); channel-wise
-  // scales take them.
+  // four per SM on 8192 x 8192: gemm-decode-f3e0884.md), with k-major
+  // scales since v12; channel-wise scales take them.
   for (const char* spec : {"weight=uint4,group=32,scale=fp16",
                            "weight=uint4,group=64,scale=fp16"}) {
     SCOPED_TRACE(spec);
     absl::StatusOr<Plan> plan = PlanKernels(Request(spec, 8192, 8192));
     ASSERT_TRUE(plan.ok()) << plan.status();
     EXPECT_EQ(plan->entries[0].config.text,
-              "tile=8x256x128,warps=1x8,stages=4,mma=wgmma");
+              "tile=8x256x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor");
     EXPECT_EQ(plan->entries[0].launch.grid_z, 8);
   }
   // 2-D block scales: by their K side. 6-bit weights keep deferred scales
@@ -340,12 +357,143 @@ TEST(GemmDecodePlanTest, FourBlocksPerSmTilesFitFourAndTheStubSaysSo) {
   ASSERT_TRUE(channel.ok()) << channel.status();
   EXPECT_EQ(channel->entries[0].config.text,
             "tile=8x128x128,warps=1x8,stages=4,mma=wgmma");
-  // 8-bit weights keep their 256-row 8-token tiles.
+  // 8-bit weights keep their 256-row 8-token tiles (k-major since v12).
   absl::StatusOr<Plan> w8 = PlanKernels(Request(
       "weight=uint8,group=128,scale=fp16,act=fp16,out=fp16", 8192, 8192));
   ASSERT_TRUE(w8.ok()) << w8.status();
   EXPECT_EQ(w8->entries[0].config.text,
-            "tile=8x256x64,warps=1x8,stages=5,mma=wgmma");
+            "tile=8x256x64,warps=1x8,stages=5,mma=wgmma,layout=kmajor");
+}
+
+// The 16-token tiles planned three per SM (planner v12) fit three (shared
+// memory; blocks=3 caps the stub's registers), split to pass two blocks
+// per SM with <= 12 k-tiles per split; the layers where they did not win
+// keep theirs.
+TEST(GemmDecodePlanTest, ThreeBlocksPerSmTilesFitThreeAndTheStubSaysSo) {
+  struct Layer {
+    int64_t n, k, splits;
+  };
+  const Layer three_per_sm[] = {
+      {8192, 8192, 6}, {4096, 14336, 12}, {6144, 4096, 8}};
+  for (const char* spec :
+       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
+        "weight=uint4,group=128,scale=bf16,act=bf16,out=bf16"}) {
+    for (const Layer& layer : three_per_sm) {
+      SCOPED_TRACE(::testing::Message()
+                   << spec << " N=" << layer.n << " K=" << layer.k);
+      const KernelRequest request = Request(spec, layer.n, layer.k);
+      absl::StatusOr<Plan> plan = PlanKernels(request);
+      ASSERT_TRUE(plan.ok()) << plan.status();
+      const PlanEntry& entry = plan->entries[1];
+      EXPECT_EQ(entry.config.text,
+                "tile=16x128x128,warps=1x8,stages=4,mma=wgmma,blocks=3");
+      EXPECT_EQ(entry.launch.grid_z, layer.splits);
+      absl::StatusOr<GemmTileConfig> tile =
+          ParseGemmTileText(entry.config.text);
+      ASSERT_TRUE(tile.ok()) << tile.status();
+      EXPECT_EQ(WgmmaBlocksPerSm(*tile), 3);
+      // 228 KB per SM, 1 KB of it reserved per block.
+      EXPECT_LE(3 * (entry.launch.dynamic_shared_memory + 1024), 228 * 1024);
+      EXPECT_GT(entry.launch.grid_y * entry.launch.grid_z, 2 * 132);
+      EXPECT_LE(layer.k / tile->block_k, 12 * entry.launch.grid_z);
+      absl::StatusOr<KernelSource> stub = GenerateStub(request, entry.config);
+      ASSERT_TRUE(stub.ok()) << stub.status();
+      EXPECT_NE(stub->source.find("__launch_bounds__(256, 3)"),
+                std::string::npos);
+    }
+  }
+  // 4096 x 4096: 8 splits are 256 blocks (no gain measured); 8192 x 28672:
+  // 6 splits of 37 k-tiles (slower); 28672 x 8192: 224 blocks; groups of 32
+  // and 64, and 8-bit weights, were not measured three per SM.
+  const std::pair<const char*, std::pair<int64_t, int64_t>> kept[] = {
+      {"weight=uint4,group=128,scale=fp16", {4096, 4096}},
+      {"weight=uint4,group=128,scale=fp16", {8192, 28672}},
+      {"weight=uint4,group=128,scale=fp16", {28672, 8192}},
+      {"weight=uint4,group=32,scale=fp16", {8192, 8192}},
+      {"weight=uint4,group=64,scale=fp16", {8192, 8192}},
+      {"weight=uint8,group=128,scale=fp16", {8192, 8192}}};
+  for (const auto& [spec, layer] : kept) {
+    SCOPED_TRACE(::testing::Message()
+                 << spec << " N=" << layer.first << " K=" << layer.second);
+    absl::StatusOr<Plan> plan =
+        PlanKernels(Request(spec, layer.first, layer.second));
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    for (const PlanEntry& entry : plan->entries) {
+      absl::StatusOr<GemmTileConfig> tile =
+          ParseGemmTileText(entry.config.text);
+      ASSERT_TRUE(tile.ok()) << tile.status();
+      EXPECT_NE(WgmmaBlocksPerSm(*tile), 3) << entry.config.text;
+      EXPECT_EQ(tile->blocks_per_sm, 0) << entry.config.text;
+    }
+  }
+}
+
+// k-major scales (planner v12) on the 256-row tiles of specs whose kernel
+// can read them (one scale per row, no zero points), never on 128-row tiles
+// (slower: 8192 x 8192's four-per-SM tile) nor on specs the kernel refuses
+// (zero points, 2-D block and tensor scales), which keep their 256-row
+// tiles with row windows.
+TEST(GemmDecodePlanTest, KMajorScalesOnWideTilesOfSpecsWithOneScalePerRow) {
+  auto tiles = [](const char* spec, int64_t n, int64_t k) {
+    std::vector<GemmTileConfig> out;
+    absl::StatusOr<Plan> plan = PlanKernels(Request(spec, n, k));
+    EXPECT_TRUE(plan.ok()) << spec << ": " << plan.status();
+    if (!plan.ok()) return out;
+    for (int i = 0; i < 4; ++i) {
+      absl::StatusOr<GemmTileConfig> tile =
+          ParseGemmTileText(plan->entries[i].config.text);
+      EXPECT_TRUE(tile.ok()) << tile.status();
+      if (tile.ok()) out.push_back(*tile);
+    }
+    return out;
+  };
+  const char* const kW4 = "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16";
+  for (auto [n, k] : {std::pair<int64_t, int64_t>{28672, 8192},
+                      std::pair<int64_t, int64_t>{8192, 28672}}) {
+    SCOPED_TRACE(::testing::Message() << "N=" << n << " K=" << k);
+    const std::vector<GemmTileConfig> planned = tiles(kW4, n, k);
+    ASSERT_EQ(planned.size(), 4u);
+    EXPECT_EQ(planned[0].block_n, 256);
+    EXPECT_TRUE(planned[0].k_major_scales);
+  }
+  {
+    const std::vector<GemmTileConfig> planned = tiles(kW4, 8192, 8192);
+    ASSERT_EQ(planned.size(), 4u);
+    EXPECT_EQ(FormatGemmTileText(planned[0]),
+              "tile=8x128x128,warps=1x8,stages=4,mma=wgmma");
+    EXPECT_FALSE(planned[0].k_major_scales);
+  }
+  // Channel-wise scales are k-major as they are: their 256-row tiles read
+  // them so (4-bit on 28672 x 8192, 8-bit on 8192 x 2048).
+  for (const auto& [spec, n, k] :
+       {std::tuple<const char*, int64_t, int64_t>{
+            "weight=uint4,group=channel,scale=fp16", 28672, 8192},
+        std::tuple<const char*, int64_t, int64_t>{
+            "weight=uint8,group=channel,scale=fp16", 8192, 2048}}) {
+    SCOPED_TRACE(::testing::Message() << spec << " N=" << n << " K=" << k);
+    const std::vector<GemmTileConfig> planned = tiles(spec, n, k);
+    ASSERT_EQ(planned.size(), 4u);
+    EXPECT_EQ(planned[0].block_n, 256);
+    EXPECT_TRUE(planned[0].k_major_scales);
+  }
+  // Specs the k-major kernel refuses keep row windows, on every layer,
+  // though they do get 256-row tiles.
+  for (const char* spec :
+       {"weight=uint4,group=128,scale=fp16,zero=int",
+        "weight=uint4,group=128,scale=bf16,zero=float,act=bf16,out=bf16",
+        "weight=uint4,group=128x128,scale=fp16",
+        "weight=e4m3,group=128x128,scale=fp32",
+        "weight=uint4,group=tensor,scale=fp16"}) {
+    int wide = 0;
+    for (auto [n, k] : kDecodeLayers) {
+      SCOPED_TRACE(::testing::Message() << spec << " N=" << n << " K=" << k);
+      for (const GemmTileConfig& tile : tiles(spec, n, k)) {
+        EXPECT_FALSE(tile.k_major_scales) << FormatGemmTileText(tile);
+        wide += tile.block_n == 256;
+      }
+    }
+    EXPECT_GT(wide, 0) << spec;
+  }
 }
 
 TEST(GemmDecodePlanTest, WgmmaTileTextRoundTripsAndValidates) {
