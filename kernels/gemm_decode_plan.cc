@@ -19,6 +19,14 @@ constexpr int kThreeBlocksSharedBytes = 75 * 1024;
 constexpr int kTwoBlocksSharedBytes = 113 * 1024;
 constexpr int kOneBlockSharedBytes = 227 * 1024;
 constexpr int kMaxStages = 12;
+// Layers below 8192 x 8192 weights (issue 5's "smaller layers") are
+// launch- and ramp-bound rather than stream-bound; a few measured choices
+// differ there.
+constexpr int64_t kLargeLayerWeights = int64_t{8192} * 8192;
+
+bool IsSmallLayer(const LayerShape& shape) {
+  return shape.n * shape.k < kLargeLayerWeights;
+}
 
 struct DecodeRange {
   int64_t m_min;
@@ -139,8 +147,15 @@ absl::StatusOr<DecodeCandidate> MakeDecodeCandidate(
   // e4m3 21.6 against 22.5; at 16 tokens, in 128-row blocks, 10-16% faster than
   // 256-row BK 64 tiles on four layers (8192 x 8192 uint8 19.9 against
   // 22.5 µs; bench/results/tile-sweep-a2df06b.md).
-  const bool wide_k_tiles =
-      spec.weight.bits <= 4 || range.tokens == 16 || range.tokens == 32;
+  // And at 8 tokens on the small layers, where the 16-token tile's shape and
+  // splits beat the 256-row BK 64 tile (bench/results/tile-sweep-e24ce42.md,
+  // sweep l, M = 1: uint8 4096 x 4096 7.03 against 9.61 µs, 6144 x 4096
+  // 9.05 against 10.98, 4096 x 14336 16.82 against 19.09; e4m3 4096 x 14336
+  // 16.59 against 18.85).
+  const bool wide_weights_small_layer =
+      spec.weight.bits > 4 && range.tokens == 8 && IsSmallLayer(shape);
+  const bool wide_k_tiles = spec.weight.bits <= 4 || range.tokens == 16 ||
+                            range.tokens == 32 || wide_weights_small_layer;
   tile.block_k = wide_k_tiles && shape.k % 128 == 0 ? 128 : 64;
   // The residency of the deepest ring (WgmmaBlocksPerSm reads the stages).
   tile.stages = kMaxStages;
@@ -160,7 +175,8 @@ absl::StatusOr<DecodeCandidate> MakeDecodeCandidate(
   // tokens for every width: 4 stages beat the 6 (4-bit) or 8 (8-bit) that
   // fit on all six layers of issue 5 (4096 x 4096: 8.3 against 9.2 µs;
   // 8192 x 8192: 17.4 against 17.6).
-  if (range.tokens == 16 && (spec.weight.bits > 4 || row_blocks == 2)) {
+  if ((range.tokens == 16 && (spec.weight.bits > 4 || row_blocks == 2)) ||
+      wide_weights_small_layer) {
     tile.stages = std::min(tile.stages, 4);
   }
   if (range.tokens == 32) tile.stages = std::min(tile.stages, 4);
@@ -251,8 +267,16 @@ std::optional<DecodeCandidate> PackedTileCandidate(
   const bool fine_scales =
       (spec.granularity == ScaleGranularity::kGroup && spec.group_size < 128) ||
       (spec.granularity == ScaleGranularity::kBlock && spec.block_k < 128);
+  // At 8 tokens bf16 activations keep the 256-row tile on the large layers:
+  // 8192 x 8192 12.18 µs with k-major scales against 12.60 four per SM
+  // (fp16: 12.11 against 11.70; bench/results/tile-sweep-e24ce42.md, sweep
+  // k). On the small ones four per SM won for bf16 too (4096 x 14336:
+  // 11.94 against 12.02).
+  const bool bf16_large = rule.tokens == 8 &&
+                          spec.activation_type == DataType::kBf16 &&
+                          !IsSmallLayer(shape);
   if (range.tokens != rule.tokens || spec.weight.bits > 4 || fine_scales ||
-      shape.n % 128 != 0 || shape.k % 128 != 0) {
+      bf16_large || shape.n % 128 != 0 || shape.k % 128 != 0) {
     return std::nullopt;
   }
   DecodeCandidate candidate;
@@ -329,9 +353,11 @@ absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
     // Weights wider than 4 bits stay in 128-row blocks at 16 tokens: a
     // 256-row tile of 128 columns holds only 3 stages (measured with 8-bit:
     // 8192 x 8192 uint8 29.1 µs).
+    // Nor at 8 tokens on the small layers (MakeDecodeCandidate).
     const bool wide_may_win =
-        shape.n % 256 == 0 &&
-        (range.tokens == 8 || (range.tokens == 16 && spec.weight.bits <= 4));
+        shape.n % 256 == 0 && ((range.tokens == 8 && (spec.weight.bits <= 4 ||
+                                                      !IsSmallLayer(shape))) ||
+                               (range.tokens == 16 && spec.weight.bits <= 4));
     // A wide tile that does not fit the shared memory leaves the narrow one.
     std::optional<DecodeCandidate> wide;
     if (wide_may_win) {

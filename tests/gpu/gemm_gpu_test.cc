@@ -378,12 +378,13 @@ const GemmCase kCases[] = {
 // two-warpgroup one). M <= 64 only; the mma.sync ranges are the grid's.
 // Plus real layers, where the planner picks what small layers never get:
 // 4-bit 14336 x 4096 runs four 8-token blocks per SM and three 16-token
-// ones (blocks=3); 8-bit 4096 x 8192 two 64-row blocks per warpgroup (BN
-// 256) at 8 tokens, with k-major scales (groups wider than a k-tile);
-// 4-bit 8192 x 8192 with groups of 64 BN 256 at 8 and 16 tokens (splits of
-// >= 8 k-tiles), k-major with groups narrower than a k-tile; 8-bit
-// channel-wise 8192 x 2048 BN 256 at 8 tokens, whose k-major scales are the
-// checkpoint tensor itself. (Bulk (TMA) weight copies are no longer
+// ones (blocks=3); 8-bit 8192 x 8192 two 64-row blocks per warpgroup (BN
+// 256) at 8 tokens, with k-major scales (groups wider than a k-tile; 8-bit
+// weights keep 128-row tiles at 8 tokens on smaller layers); 4-bit 8192 x
+// 8192 with groups of 64 BN 256 at 8 and 16 tokens (splits of >= 8
+// k-tiles), k-major with groups narrower than a k-tile; 8-bit channel-wise
+// 8192 x 8192 BN 256 at 8 tokens, whose k-major scales are the checkpoint
+// tensor itself. (Bulk (TMA) weight copies are no longer
 // planned, planner v6; hummingd_gemm_bench --override still times them and
 // checks their numerics.)
 std::vector<GemmCase> DecodeCases() {
@@ -397,11 +398,11 @@ std::vector<GemmCase> DecodeCases() {
   cases.push_back(
       GemmCase{"weight=uint4,group=128,scale=fp16", 14336, 4096, kDecode});
   cases.push_back(
-      GemmCase{"weight=uint8,group=128,scale=fp16", 4096, 8192, kDecode});
+      GemmCase{"weight=uint8,group=128,scale=fp16", 8192, 8192, kDecode});
   cases.push_back(
       GemmCase{"weight=uint4,group=64,scale=fp16", 8192, 8192, kDecode});
   cases.push_back(
-      GemmCase{"weight=uint8,group=channel,scale=fp16", 8192, 2048, kDecode});
+      GemmCase{"weight=uint8,group=channel,scale=fp16", 8192, 8192, kDecode});
   return cases;
 }
 

@@ -207,14 +207,50 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
         "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=64x128x64,warps=1x8,stages=6,mma=wgmma,scales=pre"},
        {8, 4, 4, 4}},
+      // Small layers: 8-bit weights at 8 tokens take the 16-token tile's
+      // shape and splits.
       {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16",
        4096,
        4096,
+       {"tile=8x128x128,warps=1x8,stages=4,mma=wgmma",
+        "tile=16x128x128,warps=1x8,stages=4,mma=wgmma",
+        "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
+        "tile=64x128x64,warps=1x8,stages=6,mma=wgmma,scales=pre"},
+       {8, 8, 8, 8}},
+      {"weight=e4m3,group=128,scale=fp16,act=fp16,out=fp16",
+       4096,
+       14336,
+       {"tile=8x128x128,warps=1x8,stages=4,mma=wgmma",
+        "tile=16x128x128,warps=1x8,stages=4,mma=wgmma",
+        "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
+        "tile=64x128x64,warps=1x8,stages=6,mma=wgmma,scales=pre"},
+       {8, 8, 8, 8}},
+      {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16",
+       8192,
+       8192,
        {"tile=8x256x64,warps=1x8,stages=5,mma=wgmma,layout=kmajor",
         "tile=16x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=64x128x64,warps=1x8,stages=6,mma=wgmma,scales=pre"},
-       {16, 8, 8, 8}},
+       {8, 4, 4, 4}},
+      // bf16 on the large layers: the 256-row 8-token tile, not four per
+      // SM; three per SM at 16 tokens as for fp16.
+      {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16",
+       8192,
+       8192,
+       {"tile=8x256x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor",
+        "tile=16x128x128,warps=1x8,stages=4,mma=wgmma,blocks=3",
+        "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
+        "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
+       {8, 6, 4, 4}},
+      {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16",
+       4096,
+       14336,
+       {"tile=8x128x128,warps=1x8,stages=4,mma=wgmma",
+        "tile=16x128x128,warps=1x8,stages=4,mma=wgmma,blocks=3",
+        "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
+        "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
+       {16, 12, 8, 8}},
   };
   for (const Expected& e : expected) {
     SCOPED_TRACE(::testing::Message()
@@ -464,12 +500,12 @@ TEST(GemmDecodePlanTest, KMajorScalesOnWideTilesOfSpecsWithOneScalePerRow) {
     EXPECT_FALSE(planned[0].k_major_scales);
   }
   // Channel-wise scales are k-major as they are: their 256-row tiles read
-  // them so (4-bit on 28672 x 8192, 8-bit on 8192 x 2048).
+  // them so (4-bit on 28672 x 8192, 8-bit on 8192 x 8192).
   for (const auto& [spec, n, k] :
        {std::tuple<const char*, int64_t, int64_t>{
             "weight=uint4,group=channel,scale=fp16", 28672, 8192},
         std::tuple<const char*, int64_t, int64_t>{
-            "weight=uint8,group=channel,scale=fp16", 8192, 2048}}) {
+            "weight=uint8,group=channel,scale=fp16", 8192, 8192}}) {
     SCOPED_TRACE(::testing::Message() << spec << " N=" << n << " K=" << k);
     const std::vector<GemmTileConfig> planned = tiles(spec, n, k);
     ASSERT_EQ(planned.size(), 4u);
