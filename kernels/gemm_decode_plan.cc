@@ -267,16 +267,8 @@ std::optional<DecodeCandidate> PackedTileCandidate(
   const bool fine_scales =
       (spec.granularity == ScaleGranularity::kGroup && spec.group_size < 128) ||
       (spec.granularity == ScaleGranularity::kBlock && spec.block_k < 128);
-  // At 8 tokens bf16 activations keep the 256-row tile on the large layers:
-  // 8192 x 8192 12.18 µs with k-major scales against 12.60 four per SM
-  // (fp16: 12.11 against 11.70; bench/results/tile-sweep-e24ce42.md, sweep
-  // k). On the small ones four per SM won for bf16 too (4096 x 14336:
-  // 11.94 against 12.02).
-  const bool bf16_large = rule.tokens == 8 &&
-                          spec.activation_type == DataType::kBf16 &&
-                          !IsSmallLayer(shape);
   if (range.tokens != rule.tokens || spec.weight.bits > 4 || fine_scales ||
-      bf16_large || shape.n % 128 != 0 || shape.k % 128 != 0) {
+      shape.n % 128 != 0 || shape.k % 128 != 0) {
     return std::nullopt;
   }
   DecodeCandidate candidate;
@@ -373,8 +365,18 @@ absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
           range.tokens == 8 || shape.k / wide->tile.block_k / wide->splits >= 8;
       if (long_enough && chosen.score <= 1.05 * wide->score) chosen = *wide;
     }
+    // At 8 tokens bf16 activations keep a 256-row tile on the large layers:
+    // 8192 x 8192 12.18 µs with k-major scales against 12.60 four per SM
+    // (fp16: 12.11 against 11.70; bench/results/tile-sweep-e24ce42.md,
+    // sweep k). On the small ones four per SM won for bf16 too (4096 x
+    // 14336: 11.94 against 12.02). Only the 256-row tile was measured
+    // against it, so a 128-row choice still gives way.
+    const bool keeps_wide_tile =
+        range.tokens == 8 && spec.activation_type == DataType::kBf16 &&
+        !IsSmallLayer(shape) && chosen.tile.block_n == 256;
     for (const PackedTileRule& rule :
          {kFourPerSm8Tokens, kThreePerSm16Tokens}) {
+      if (keeps_wide_tile && rule.tokens == 8) continue;
       if (std::optional<DecodeCandidate> packed = PackedTileCandidate(
               rule, range, spec, shape, sm_count, smem_limit)) {
         chosen = *packed;

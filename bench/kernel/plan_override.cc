@@ -50,6 +50,16 @@ absl::Status ApplyPlanOverrides(const KernelRequest& request,
     }
     RETURN_IF_ERROR(ValidateGemmTile(override_entry.tile, request.shape.n,
                                      request.shape.k));
+    // The kernel would refuse it at compile time (a static_assert); say so
+    // as a bad argument, before NVRTC.
+    if (override_entry.tile.k_major_scales &&
+        !WgmmaTakesKMajorScales(override_entry.tile, request.spec,
+                                request.shape.k)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--override: layout=kmajor needs one scale per row (group or "
+          "channel scales) and no zero points; ",
+          FormatSpecText(request.spec), " has other scales"));
+    }
     const PlanEntry entry =
         MakeGemmPlanEntry(kernel->m_min(), kernel->m_max(), override_entry.tile,
                           request.spec, request.shape, override_entry.splits);

@@ -100,6 +100,16 @@ TEST(PlanOverrideTest, RefusesUnknownRangesAndIllegalTiles) {
                        "16:tile=16x512x64,warps=1x4,stages=6,mma=wgmma:1"),
                    set)
                    .ok());
+  // k-major scales on a spec with zero points: refused before NVRTC.
+  KernelRequest zero_points = request;
+  zero_points.spec = Canonicalize(
+      *ParseSpecText("weight=uint4,group=128,scale=fp16,zero=int"));
+  const absl::Status k_major = ApplyPlanOverrides(
+      zero_points,
+      *ParsePlanOverrides(std::string("16:") + kTile16 + ",layout=kmajor:1"),
+      set);
+  EXPECT_EQ(k_major.code(), absl::StatusCode::kInvalidArgument) << k_major;
+  EXPECT_NE(k_major.message().find("layout=kmajor"), std::string::npos);
   EXPECT_EQ(set.kernels(1).entry(), "planned");
 }
 

@@ -506,7 +506,11 @@ TEST(GemmCaseGridTest, DecodeCasesCoverEveryWgmmaRange) {
       if (tile->mma != GemmMma::kWgmma) continue;
       wide += tile->block_n == 256 ? 1 : 0;
       wide_16 += tile->block_n == 256 && tile->block_m == 16 ? 1 : 0;
-      four_per_sm += WgmmaBlocksPerSm(*tile) == 4 && entry.launch.grid_z > 1;
+      // The 4-bit four-per-SM tile (8-bit 8-token tiles on small layers
+      // share its text and launch bounds, but their shared memory admits
+      // only two).
+      four_per_sm += WgmmaBlocksPerSm(*tile) == 4 && entry.launch.grid_z > 1 &&
+                     request.spec.weight.bits <= 4;
       three_per_sm += tile->blocks_per_sm == 3 && entry.launch.grid_z > 1;
       if (tile->k_major_scales) {
         const KMajorScaleSource source = KMajorScaleSourceOf(request.spec);

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/hashing.h"
 #include "common/status_macros.h"
+#include "kernels/gemm_config.h"
 #include "kernels/gpu_target.h"
 
 namespace hummingd::gpu {
@@ -193,7 +194,18 @@ absl::StatusOr<LoadedKernel> LoadOne(
   entry.workspace_bytes_per_m_block = launch.workspace_bytes_per_m_block();
   entry.counter_bytes_per_m_block = launch.counter_bytes_per_m_block();
   entry.programmatic_dependent_launch = launch.programmatic_dependent_launch();
-  entry.k_major_scales = absl::StrContains(kernel.config(), ",layout=kmajor");
+  // Only Hopper decode tiles take options; their text says whether the
+  // kernel reads GemmArgs::scales_k_major.
+  if (absl::StrContains(kernel.config(), "mma=wgmma")) {
+    absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(kernel.config());
+    if (!tile.ok()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          field, ".config: '", kernel.config(),
+          "' is not a tile this client can launch (", tile.status().message(),
+          "); a newer daemon may need a newer client"));
+    }
+    entry.k_major_scales = tile->k_major_scales;
+  }
   return entry;
 }
 

@@ -75,9 +75,13 @@ absl::StatusOr<CUdeviceptr> PrepareKMajorScales(const CudaDriverApi& driver,
                                                 int64_t n, int64_t k,
                                                 CUdeviceptr scales,
                                                 CUstream stream) {
-  if (KMajorScaleSourceOf(spec) != KMajorScaleSource::kCopy ||
-      k % spec.group_size != 0) {
+  if (KMajorScaleSourceOf(spec) != KMajorScaleSource::kCopy) {
     return CUdeviceptr{0};
+  }
+  if (k % spec.group_size != 0) {  // ValidateShape refuses such layers
+    return absl::InvalidArgumentError(
+        absl::StrCat("shape.k: ", k, " is not a multiple of the group size ",
+                     spec.group_size));
   }
   // The checkpoint tensors are ready on `stream` (the repack reads them
   // there too).
@@ -95,12 +99,16 @@ absl::StatusOr<CUdeviceptr> PrepareKMajorScales(const CudaDriverApi& driver,
   CUdeviceptr copy = 0;
   RETURN_IF_ERROR(
       CudaCheck(driver.cuMemAlloc(&copy, bytes), "cuMemAlloc(k-major scales)"));
-  // A pageable upload may still be in flight when cuMemcpyHtoD returns, on
-  // the legacy stream, which a non-blocking stream does not wait for.
-  absl::Status uploaded = CudaCheck(
-      driver.cuMemcpyHtoD(copy, k_major.data(), bytes), "cuMemcpyHtoD(scales)");
+  // On the layer's stream, which every Forward runs on; waited for so that
+  // the host buffer outlives the pageable copy (a context-wide sync would
+  // also wait for other streams' work and fail while another thread
+  // captures a graph).
+  absl::Status uploaded =
+      CudaCheck(driver.cuMemcpyHtoDAsync(copy, k_major.data(), bytes, stream),
+                "cuMemcpyHtoDAsync(scales)");
   if (uploaded.ok()) {
-    uploaded = CudaCheck(driver.cuCtxSynchronize(), "cuCtxSynchronize");
+    uploaded =
+        CudaCheck(driver.cuStreamSynchronize(stream), "cuStreamSynchronize");
   }
   if (!uploaded.ok()) {
     driver.cuMemFree(copy);

@@ -38,6 +38,7 @@ namespace hummingd::gpu {
   X(cuMemAlloc)                           \
   X(cuMemFree)                            \
   X(cuMemcpyHtoD)                         \
+  X(cuMemcpyHtoDAsync)                    \
   X(cuMemcpyDtoH)                         \
   X(cuMemsetD8)                           \
   X(cuMemsetD8Async)                      \
