@@ -32,7 +32,8 @@ std::string PlanKey(const PlanKeyInputs& inputs) {
       .Field("family", EnumValue(inputs.family))
       .Field("canonical_spec", inputs.canonical_spec);
   AddShape(hasher, inputs.shape);
-  hasher.Field("planner_gpu_fields", inputs.planner_gpu_fields);
+  hasher.Field("planner_gpu_fields", inputs.planner_gpu_fields)
+      .Field("launch_abi", int64_t{inputs.launch_abi});
   return hasher.HexDigest();
 }
 

@@ -13,7 +13,8 @@ namespace hummingd {
 
 // Bumped when the layout of keys or values changes; old entries then simply
 // miss and age out.
-inline constexpr int kCacheSchemaVersion = 3;
+// 4: plan keys record the client's launch ABI.
+inline constexpr int kCacheSchemaVersion = 4;
 
 struct PlanKeyInputs {
   KernelFamily family = KernelFamily::kDequant;
@@ -21,6 +22,9 @@ struct PlanKeyInputs {
   LayerShape shape;
   std::string planner_gpu_fields;  // PlannerGpuFields(family, gpu)
   int planner_version = 0;
+  // PlanKeyLaunchAbi(request): two clients that launch with different
+  // GemmArgs layouts may get different plans, so they never share one.
+  uint32_t launch_abi = 0;
 };
 
 struct ArtifactKeyInputs {

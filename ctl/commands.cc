@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <ostream>
 
@@ -14,6 +16,7 @@
 #include "ctl/option_parser.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "hummingd/v1/kernel_service.grpc.pb.h"
+#include "kernels/launch_abi.h"
 
 namespace hummingd {
 namespace {
@@ -61,14 +64,32 @@ std::string RangeText(int64_t low, int64_t high) {
   return absl::StrCat(low, "..", high);
 }
 
+// --launch-abi: the GemmArgs layout to plan for. Defaults to the current
+// one, what clients of this build send, so `get` shows and `prefetch` warms
+// the plans they will ask for; a lower value serves older clients. The
+// daemon refuses values above its own.
+absl::StatusOr<uint32_t> LaunchAbiOption(const ParsedOptions& parsed) {
+  const absl::StatusOr<int64_t> parsed_value =
+      parsed.GetInt("launch-abi", int64_t{kCurrentLaunchAbi});
+  if (!parsed_value.ok()) return parsed_value.status();
+  const int64_t value = *parsed_value;
+  if (value < 0 || value > std::numeric_limits<uint32_t>::max()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--launch-abi: must be a non-negative 32-bit integer (got ", value,
+        ")"));
+  }
+  return static_cast<uint32_t>(value);
+}
+
 }  // namespace
 
 int RunGetCommand(const CtlContext& context,
                   const std::vector<std::string>& args) {
-  auto parsed = ParseOptions(args,
-                             {"kind", "spec", "n", "k", "arch", "out",
-                              "gemm-kind", "experts", "top-k", "name"},
-                             {"metadata-only"});
+  auto parsed =
+      ParseOptions(args,
+                   {"kind", "spec", "n", "k", "arch", "out", "gemm-kind",
+                    "experts", "top-k", "name", "launch-abi"},
+                   {"metadata-only"});
   if (!parsed.ok()) return UsageError(context, parsed.status().message());
   for (const char* required : {"spec", "n", "k", "arch"}) {
     if (!parsed->Has(required)) {
@@ -114,6 +135,12 @@ int RunGetCommand(const CtlContext& context,
                       "or moe_grouped");
   }
   request->mutable_gpu()->set_arch(parsed->Get("arch"));
+  absl::StatusOr<uint32_t> launch_abi = LaunchAbiOption(*parsed);
+  if (!launch_abi.ok()) {
+    return UsageError(context,
+                      absl::StrCat("get: ", launch_abi.status().message()));
+  }
+  request->set_launch_abi(*launch_abi);
   rpc_request.set_metadata_only(parsed->switches.count("metadata-only") > 0 &&
                                 !parsed->Has("out"));
 
@@ -179,13 +206,19 @@ int RunGetCommand(const CtlContext& context,
 
 int RunPrefetchCommand(const CtlContext& context,
                        const std::vector<std::string>& args) {
-  auto parsed = ParseOptions(args, {"arch"}, {"quiet"});
+  auto parsed = ParseOptions(args, {"arch", "launch-abi"}, {"quiet"});
   if (!parsed.ok()) return UsageError(context, parsed.status().message());
   if (parsed->positional.size() != 1) {
     return UsageError(context, "prefetch: exactly one MANIFEST file expected");
   }
   ManifestOptions options;
   options.arch_override = parsed->Get("arch");
+  absl::StatusOr<uint32_t> launch_abi = LaunchAbiOption(*parsed);
+  if (!launch_abi.ok()) {
+    return UsageError(
+        context, absl::StrCat("prefetch: ", launch_abi.status().message()));
+  }
+  options.launch_abi = *launch_abi;
   auto requests = LoadManifestFile(parsed->positional[0], options);
   if (!requests.ok()) {
     *context.err << "hummingctl: " << requests.status().message() << "\n";

@@ -126,6 +126,7 @@ absl::StatusOr<v1::KernelRequest> ParseLayer(const YAML::Node& layer,
     return Invalid(where + ".arch", "is required (or pass --arch)");
   }
   request.mutable_gpu()->set_arch(arch);
+  request.set_launch_abi(options.launch_abi);
   return request;
 }
 

@@ -14,16 +14,23 @@
 //
 // A bare list of layers is accepted as well.
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "hummingd/v1/kernel_service.pb.h"
+#include "kernels/launch_abi.h"
 
 namespace hummingd {
 
 struct ManifestOptions {
   std::string arch_override;  // non-empty: replaces every layer's arch
+  // Every request's launch_abi (kernels/launch_abi.h). A manifest names
+  // layers, not clients, so it has no key for it: the default warms the
+  // plans clients of this build ask for; a fleet still running older
+  // clients prefetches again with their value (hummingctl --launch-abi).
+  uint32_t launch_abi = kCurrentLaunchAbi;
 };
 
 // Returns one KernelRequest per layer (names kept). Structural errors are

@@ -327,7 +327,8 @@ bool KMajorScalesWin(const GemmTileConfig& tile, const QuantSpec& spec,
 absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
                                                        const LayerShape& shape,
                                                        int sm_count,
-                                                       int smem_limit) {
+                                                       int smem_limit,
+                                                       uint32_t launch_abi) {
   std::vector<PlanEntry> entries;
   for (const DecodeRange& range : kDecodeRanges) {
     // One 64-row block per warpgroup (BN 128): its 32-token and 64-token
@@ -382,7 +383,9 @@ absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
         chosen = *packed;
       }
     }
-    chosen.tile.k_major_scales = KMajorScalesWin(chosen.tile, spec, shape);
+    // Only a client that passes GemmArgs::scales_k_major can launch it.
+    chosen.tile.k_major_scales = launch_abi >= kLaunchAbiKMajorScales &&
+                                 KMajorScalesWin(chosen.tile, spec, shape);
     entries.push_back(MakeGemmPlanEntry(range.m_min, range.m_max, chosen.tile,
                                         spec, shape, chosen.splits));
   }

@@ -3,14 +3,15 @@
 // The decode (M <= 64) half of a GEMM plan on Hopper: wgmma kernels with
 // the weights as the 64-row A operand and the tokens as N (block_m 8, 16,
 // 32, 64 for M in 1-8, 9-16, 17-32, 33-64). Everything here is a pure
-// function of (spec, N, K, SM count, shared-memory limit), so plans stay
-// deterministic.
+// function of (spec, N, K, SM count, shared-memory limit, launch ABI), so
+// plans stay deterministic.
 
 #include <cstdint>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "kernels/gemm_config.h"
+#include "kernels/launch_abi.h"
 #include "kernels/layer_shape.h"
 #include "kernels/plan.h"
 #include "kernels/quant_spec.h"
@@ -44,9 +45,13 @@ bool WgmmaDecodeApplies(const GpuTarget& gpu, const QuantSpec& spec,
                         const LayerShape& shape);
 
 // Entries for M 1-8, 9-16, 17-32 and 33-64. Requires WgmmaDecodeApplies.
+// layout=kmajor tiles only for launch_abi >= kLaunchAbiKMajorScales (a
+// client of an older ABI passes no scales_k_major); below it the same tiles
+// and splits read their scales row-major.
 absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
                                                        const LayerShape& shape,
                                                        int sm_count,
-                                                       int smem_limit);
+                                                       int smem_limit,
+                                                       uint32_t launch_abi);
 
 }  // namespace hummingd

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kernels/gpu_target.h"
+#include "kernels/launch_abi.h"
 #include "kernels/layer_shape.h"
 #include "kernels/quant_spec.h"
 
@@ -20,6 +21,10 @@ struct KernelRequest {
   QuantSpec spec;  // canonical after validation
   LayerShape shape;
   GpuTarget gpu;
+  // The GemmArgs layout the client launches with (kernels/launch_abi.h).
+  // Defaults to the oldest, so a request that forgets it is only ever given
+  // kernels every client can launch.
+  uint32_t launch_abi = kLaunchAbiOriginal;
 };
 
 // One compile unit: which skeleton and its compile-time parameters. `text` is

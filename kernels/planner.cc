@@ -184,8 +184,9 @@ absl::StatusOr<Plan> PlanGemm(const KernelRequest& request) {
   // Hopper serves M <= 64 with the wgmma decode kernels.
   const bool wgmma_decode = WgmmaDecodeApplies(request.gpu, spec, shape);
   if (wgmma_decode) {
-    ASSIGN_OR_RETURN(plan.entries,
-                     PlanWgmmaDecode(spec, shape, sm_count, smem_limit));
+    ASSIGN_OR_RETURN(
+        plan.entries,
+        PlanWgmmaDecode(spec, shape, sm_count, smem_limit, request.launch_abi));
   }
   for (const GemmRange& range : kGemmRanges) {
     if (wgmma_decode && range.m_max <= 64) continue;
@@ -313,6 +314,16 @@ std::string PlannerGpuFields(KernelFamily family, const GpuTarget& gpu) {
           ",smem_optin=", gpu.max_shared_memory_per_block_optin);
   }
   return absl::StrCat("arch=", gpu.ArchName());
+}
+
+uint32_t PlanKeyLaunchAbi(const KernelRequest& request) {
+  switch (request.family) {
+    case KernelFamily::kDequant:
+      return kLaunchAbiOriginal;
+    case KernelFamily::kGemm:
+      return request.launch_abi;
+  }
+  return request.launch_abi;
 }
 
 absl::StatusOr<Plan> PlanKernels(const KernelRequest& request) {

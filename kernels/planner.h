@@ -3,6 +3,7 @@
 // Planner: (family, spec, shape, GPU) -> M-range table. Deterministic: the same
 // request always yields the same plan.
 
+#include <cstdint>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -21,11 +22,22 @@ inline constexpr int64_t kDefaultMaxM = int64_t{1} << 20;
 // of the GPU.
 std::string PlannerGpuFields(KernelFamily family, const GpuTarget& gpu);
 
+// The launch ABI as a plan key records it: the request's for kGemm, 0 for
+// dequant (its kernels take no GemmArgs). Always recorded for GEMM rather
+// than only where it changes today's plan (the sm_90 wgmma decode ranges):
+// the ABI is how the client passes every GEMM kernel its arguments, and a
+// key that tried to mirror which plans it affects would be a second copy of
+// the planner's rules, wrong as soon as they change. The cost is one more
+// plan record per ABI for layers where the plans coincide; their artifacts
+// are shared.
+uint32_t PlanKeyLaunchAbi(const KernelRequest& request);
+
 // Requires a validated request. UNIMPLEMENTED for families not built yet.
 // kGemm (dense, WNA16): five M ranges (1-16, 17-64, 65-256, 257-1024,
 // 1025+), the last three sharing one tile config; on sm_90 (N a multiple
 // of 64) M <= 64 is served instead by four wgmma decode ranges (1-8, 9-16,
-// 17-32, 33-64; kernels/gemm_decode_plan.h); grid = (ceil(M / BM),
+// 17-32, 33-64; kernels/gemm_decode_plan.h, whose layout=kmajor tiles
+// need request.launch_abi >= kLaunchAbiKMajorScales); grid = (ceil(M / BM),
 // N / BN, split-K); split-K entries need GemmWorkspaceBytes(entry, M) of
 // workspace and GemmCounterBytes(entry, M) of zeroed counters
 // (kernels/gemm_config.h).

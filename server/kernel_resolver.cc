@@ -149,6 +149,7 @@ absl::StatusOr<PendingKernelSet> KernelResolver::Begin(
   plan_inputs.planner_gpu_fields =
       PlannerGpuFields(request.family, request.gpu);
   plan_inputs.planner_version = kPlannerVersion;
+  plan_inputs.launch_abi = PlanKeyLaunchAbi(request);
   pending.plan_key = PlanKey(plan_inputs);
 
   ASSIGN_OR_RETURN(std::optional<PlanRecord> cached_plan,

@@ -1,7 +1,8 @@
 #pragma once
 
 // KernelSetMemo: the hit path's shortcut. Maps the exact bytes of a
-// GetKernels request to the serialized response of an earlier call, so a
+// GetKernels request (every field: clients of different launch_abi get
+// different plans) to the serialized response of an earlier call, so a
 // repeated request costs one hash lookup and a reference-counted buffer copy
 // instead of parsing, validation, key hashing, plan lookup and serialization.
 // The memo never vouches for an artifact: before serving, the caller confirms

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "kernels/launch_abi.h"
 
 namespace hummingd {
 namespace {
@@ -204,6 +205,16 @@ absl::StatusOr<KernelRequest> KernelRequestFromProto(
     default:
       return Invalid("request.family", "must be DEQUANT or GEMM");
   }
+  // A newer client's layout may carry fields this daemon's kernels do not
+  // know; planning for it as if it were ours could hand it a kernel that
+  // reads its arguments wrongly.
+  if (proto.launch_abi() > kCurrentLaunchAbi) {
+    return Invalid(
+        "request.launch_abi",
+        absl::StrCat(proto.launch_abi(), " is newer than this daemon (",
+                     kCurrentLaunchAbi, ")"));
+  }
+  request.launch_abi = proto.launch_abi();
   if (!proto.has_spec()) return Invalid("request.spec", "is required");
   ASSIGN_OR_RETURN(QuantSpec spec, SpecFromProto(proto.spec()));
   request.spec = Canonicalize(spec);
@@ -294,6 +305,7 @@ v1::KernelRequest KernelRequestToProto(const KernelRequest& request) {
   gpu->set_max_shared_memory_per_block_optin(
       request.gpu.max_shared_memory_per_block_optin);
   gpu->set_device_name(request.gpu.device_name);
+  proto.set_launch_abi(request.launch_abi);
   return proto;
 }
 

@@ -36,6 +36,7 @@
 #include "hummingd/gpu/cuda_driver.h"
 #include "hummingd/gpu/quantized_linear.h"
 #include "hummingd/kernel_client.h"
+#include "kernels/launch_abi.h"
 #include "kernels/reference/dequant_reference.h"
 #include "server/proto_convert.h"
 
@@ -242,6 +243,8 @@ void RunLayer(const Device& device, client::KernelClient& kernel_client,
   request.mutable_shape()->set_k(shape.k);
   request.mutable_gpu()->set_arch(options.arch);
   request.mutable_gpu()->set_sm_count(options.sm_count);
+  // The layout QuantizedLinear passes; ApplyPlanOverrides reads it too.
+  request.set_launch_abi(kCurrentLaunchAbi);
   auto resolved = Unwrap(kernel_client.Resolve(request), "resolve");
   v1::KernelSet set = *resolved;
   std::vector<bench::PlanOverride> overrides = options.overrides;

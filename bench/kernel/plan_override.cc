@@ -11,6 +11,7 @@
 #include "common/status_macros.h"
 #include "kernels/codegen.h"
 #include "kernels/gemm_decode_plan.h"
+#include "kernels/launch_abi.h"
 #include "kernels/nvrtc_compiler.h"
 #include "kernels/quant_spec.h"
 #include "server/proto_convert.h"
@@ -50,6 +51,13 @@ absl::Status ApplyPlanOverrides(const KernelRequest& request,
     }
     RETURN_IF_ERROR(ValidateGemmTile(override_entry.tile, request.shape.n,
                                      request.shape.k));
+    // The set's launcher must pass GemmArgs::scales_k_major.
+    if (override_entry.tile.k_major_scales &&
+        request.launch_abi < kLaunchAbiKMajorScales) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--override: layout=kmajor needs launch ABI ", kLaunchAbiKMajorScales,
+          " or later (the request has ", request.launch_abi, ")"));
+    }
     // The kernel would refuse it at compile time (a static_assert); say so
     // as a bad argument, before NVRTC.
     if (override_entry.tile.k_major_scales &&

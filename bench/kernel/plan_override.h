@@ -34,7 +34,8 @@ absl::StatusOr<std::vector<PlanOverride>> ParsePlanOverrides(
 // overridden range is replaced by one compiled here from the override's
 // tile and split-K factor, with the launch the planner would give that
 // tile (MakeGemmPlanEntry). NOT_FOUND when no range ends at m_max; the
-// tile is validated against the layer and the GPU by codegen.
+// tile is validated against the layer and the GPU by codegen; layout=kmajor
+// needs request.launch_abi >= kLaunchAbiKMajorScales (INVALID_ARGUMENT).
 absl::Status ApplyPlanOverrides(const KernelRequest& request,
                                 const std::vector<PlanOverride>& overrides,
                                 v1::KernelSet& set);

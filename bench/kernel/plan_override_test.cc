@@ -25,6 +25,7 @@ KernelRequest W4Request() {
   request.shape.k = 8192;
   request.gpu = *ParseGpuArch("sm_90a");
   request.gpu.sm_count = 132;
+  request.launch_abi = kCurrentLaunchAbi;
   return request;
 }
 
@@ -110,6 +111,17 @@ TEST(PlanOverrideTest, RefusesUnknownRangesAndIllegalTiles) {
       set);
   EXPECT_EQ(k_major.code(), absl::StatusCode::kInvalidArgument) << k_major;
   EXPECT_NE(k_major.message().find("layout=kmajor"), std::string::npos);
+  // Nor for a launcher of the original GemmArgs, on a spec that takes it.
+  KernelRequest original_abi = request;
+  original_abi.launch_abi = kLaunchAbiOriginal;
+  const absl::Status old_layout = ApplyPlanOverrides(
+      original_abi,
+      *ParsePlanOverrides(std::string("16:") + kTile16 + ",layout=kmajor:1"),
+      set);
+  EXPECT_EQ(old_layout.code(), absl::StatusCode::kInvalidArgument)
+      << old_layout;
+  EXPECT_NE(old_layout.message().find("launch ABI"), std::string::npos)
+      << old_layout;
   EXPECT_EQ(set.kernels(1).entry(), "planned");
 }
 

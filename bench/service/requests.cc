@@ -3,6 +3,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "kernels/launch_abi.h"
 
 namespace hummingd::bench {
 
@@ -65,6 +66,8 @@ v1::GetKernelsRequest MakeGetKernelsRequest(const BenchCase& bench_case,
       gpu.max_shared_memory_per_block_optin);
   request.mutable_gpu()->set_device_name(gpu.device_name);
   request.set_name(bench_case.label);
+  // What clients of this build send (the plans they are served).
+  request.set_launch_abi(kCurrentLaunchAbi);
   return message;
 }
 

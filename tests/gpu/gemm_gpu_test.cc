@@ -27,6 +27,7 @@
 #include "kernels/gemm_config.h"
 #include "kernels/gpu_target.h"
 #include "kernels/k_major_scales.h"
+#include "kernels/launch_abi.h"
 #include "kernels/layer_shape.h"
 #include "kernels/planner.h"
 #include "kernels/reference/dequant_reference.h"
@@ -423,6 +424,7 @@ TEST(GemmCaseGridTest, EveryCaseIsPlannableAndCoversItsRanges) {
     request.shape.n = c.n;
     request.shape.k = c.k;
     request.gpu = *gpu;
+    request.launch_abi = kCurrentLaunchAbi;
     const absl::Status shape =
         ValidateShape(*spec, request.shape, request.family, ShapeLimits{});
     EXPECT_TRUE(shape.ok()) << shape;
@@ -459,6 +461,7 @@ TEST(GemmCaseGridTest, DecodeCasesCoverEveryWgmmaRange) {
     request.shape.n = c.n;
     request.shape.k = c.k;
     request.gpu = *gpu;
+    request.launch_abi = kCurrentLaunchAbi;
     EXPECT_TRUE(
         ValidateShape(*spec, request.shape, request.family, ShapeLimits{})
             .ok());
@@ -497,6 +500,7 @@ TEST(GemmCaseGridTest, DecodeCasesCoverEveryWgmmaRange) {
     request.shape.n = c.n;
     request.shape.k = c.k;
     request.gpu = *gpu;
+    request.launch_abi = kCurrentLaunchAbi;
     absl::StatusOr<Plan> plan = PlanKernels(request);
     ASSERT_TRUE(plan.ok()) << plan.status();
     for (const PlanEntry& entry : plan->entries) {

@@ -12,6 +12,7 @@
 #include "hummingd/gpu/quantized_linear.h"
 #include "kernels/codegen.h"
 #include "kernels/gpu_target.h"
+#include "kernels/launch_abi.h"
 #include "kernels/nvrtc_compiler.h"
 #include "kernels/planner.h"
 #include "tests/gpu/gpu_test_support.h"
@@ -36,6 +37,8 @@ absl::StatusOr<GemmLayerKernels> Resolve(const std::string& spec_text,
   request.gpu.sm_count = TestDevice().sm_count;
   request.gpu.max_shared_memory_per_block_optin =
       TestDevice().max_shared_memory_per_block_optin;
+  // LaunchGemm passes GemmArgs::scales_k_major (buffers.scales_k_major).
+  request.launch_abi = kCurrentLaunchAbi;
   GemmLayerKernels out;
   ASSIGN_OR_RETURN(out.plan, PlanKernels(request));
   ASSIGN_OR_RETURN(out.repack_entry, PlanRepack(request));

@@ -1,8 +1,10 @@
 // Hit after miss, hit after restart, eviction under the byte bound.
 
 #include <set>
+#include <string>
 
 #include "gtest/gtest.h"
+#include "kernels/launch_abi.h"
 #include "tests/integration/daemon_test_util.h"
 
 namespace hummingd::testing {
@@ -154,6 +156,59 @@ TEST_F(CacheBehaviourTest, GemmSetsCarryEveryRangeAndTheRepackKernel) {
     }
   }
   EXPECT_EQ(second.kernel_set().prepare(0).cubin(), set.prepare(0).cubin());
+}
+
+// A client built before launch_abi (the field absent: the original
+// GemmArgs, without scales_k_major) is never served a layout=kmajor kernel,
+// and never shares a plan record with a current client; the tiles both
+// plans have in common are one artifact each.
+TEST_F(CacheBehaviourTest, GemmPlansFollowTheClientsLaunchAbi) {
+  auto daemon = StartDaemon({"--compile-threads", "2"});
+  ASSERT_NE(daemon, nullptr);
+  auto stub = daemon->Stub();
+  // 28672 x 8192 W4 on Hopper: 256-row decode tiles at 8 and 16 tokens,
+  // k-major for current clients.
+  v1::GetKernelsRequest old_request = DequantRequest(28672, 8192);
+  old_request.mutable_request()->set_family(v1::KERNEL_FAMILY_GEMM);
+  old_request.set_metadata_only(true);
+  ASSERT_EQ(old_request.request().launch_abi(), 0u);
+  v1::GetKernelsRequest current_request = old_request;
+  current_request.mutable_request()->set_launch_abi(kCurrentLaunchAbi);
+
+  v1::GetKernelsResponse old_response;
+  grpc::Status status = Get(*stub, old_request, &old_response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  v1::GetKernelsResponse current_response;
+  status = Get(*stub, current_request, &current_response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  const v1::KernelSet& old_set = old_response.kernel_set();
+  const v1::KernelSet& current_set = current_response.kernel_set();
+
+  // The current client's plan was made for it, not read from the record
+  // the old client's request left.
+  EXPECT_NE(old_set.plan_key(), current_set.plan_key());
+  EXPECT_FALSE(current_set.plan_cached());
+  ASSERT_EQ(old_set.kernels_size(), current_set.kernels_size());
+  ASSERT_GE(old_set.kernels_size(), 4);
+  int k_major = 0;
+  for (int i = 0; i < old_set.kernels_size(); ++i) {
+    const std::string& old_config = old_set.kernels(i).config();
+    const std::string& current_config = current_set.kernels(i).config();
+    EXPECT_EQ(old_config.find("layout=kmajor"), std::string::npos)
+        << old_config;
+    if (current_config.find("layout=kmajor") != std::string::npos) {
+      ++k_major;
+      EXPECT_EQ(current_config, old_config + ",layout=kmajor");
+      EXPECT_NE(current_set.kernels(i).artifact_key(),
+                old_set.kernels(i).artifact_key());
+    } else {
+      EXPECT_EQ(current_config, old_config);
+      EXPECT_EQ(current_set.kernels(i).artifact_key(),
+                old_set.kernels(i).artifact_key());
+      EXPECT_EQ(current_set.kernels(i).outcome(), v1::CACHE_OUTCOME_HIT);
+    }
+  }
+  EXPECT_EQ(k_major, 2);
 }
 
 }  // namespace

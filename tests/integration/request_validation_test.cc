@@ -80,6 +80,9 @@ std::vector<BadRequestCase> BadRequestCases() {
          r->mutable_request()->mutable_spec()->set_group_size(128);
        },
        "request.spec.weight.kind"},
+      {"launch ABI newer than the daemon",
+       [](R* r) { r->mutable_request()->set_launch_abi(7); },
+       "request.launch_abi: 7 is newer than this daemon"},
   };
 }
 

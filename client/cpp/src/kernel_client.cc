@@ -4,6 +4,7 @@
 #include "hummingd/kernel_client.h"
 
 #include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
@@ -16,11 +17,22 @@
 #include "ctl/daemon_channel.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "kernels/launch_abi.h"
 
 namespace hummingd::client {
 namespace {
 
-// The request's identity: everything but the log label.
+// The request as this library sends it: with the GemmArgs layout its
+// launchers pass when the caller left launch_abi unset (0, which would ask
+// for the oldest layout's kernels).
+v1::KernelRequest WithLaunchAbi(const v1::KernelRequest& request) {
+  v1::KernelRequest stamped = request;
+  if (stamped.launch_abi() == 0) stamped.set_launch_abi(kCurrentLaunchAbi);
+  return stamped;
+}
+
+// The request's identity: everything but the log label (launch_abi
+// included: different layouts may get different plans).
 std::string MemoKey(const v1::KernelRequest& request) {
   v1::KernelRequest unnamed = request;
   unnamed.clear_name();
@@ -42,7 +54,8 @@ class KernelClientImpl : public KernelClient {
   ResolveMode mode() const override { return mode_; }
 
   absl::StatusOr<std::shared_ptr<const v1::KernelSet>> Resolve(
-      const v1::KernelRequest& request) override {
+      const v1::KernelRequest& unstamped) override {
+    const v1::KernelRequest request = WithLaunchAbi(unstamped);
     std::string key = MemoKey(request);
     {
       absl::MutexLock lock(&mutex_);
@@ -60,7 +73,12 @@ class KernelClientImpl : public KernelClient {
   absl::Status Prefetch(const std::vector<v1::KernelRequest>& requests,
                         const std::function<void(const v1::PrefetchProgress&)>&
                             progress) override {
-    return source_->Prefetch(requests, progress);
+    std::vector<v1::KernelRequest> stamped;
+    stamped.reserve(requests.size());
+    for (const v1::KernelRequest& request : requests) {
+      stamped.push_back(WithLaunchAbi(request));
+    }
+    return source_->Prefetch(stamped, progress);
   }
 
  private:

@@ -3,6 +3,12 @@
 // Kernel parameters of the GEMM family (hummingd_gemm) and of the weight
 // repack (hummingd_repack). Plain C++, no device code, so host launchers
 // pass the same layout to cuLaunchKernelEx.
+//
+// GemmArgs only grows at its end, and each layout is a launch ABI
+// (kernels/launch_abi.h, the wire's KernelRequest.launch_abi): a client of
+// an older ABI passes a shorter struct, so the planner never gives it a
+// kernel that reads a field past its layout. Adding a field a kernel reads
+// means a new ABI value there.
 
 #include "arch/platform.cuh"
 
@@ -29,6 +35,7 @@ struct GemmArgs {
   device::i64 m;
   // The scales as [column][row] (the checkpoint tensor transposed), for
   // tiles built with k-major scales (gemm/wgmma_config.cuh); null otherwise.
+  // Launch ABI kLaunchAbiKMajorScales (1) and later.
   const void* scales_k_major;
 };
 

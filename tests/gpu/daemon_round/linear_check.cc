@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "hummingd/gpu/quantized_linear.h"
+#include "kernels/launch_abi.h"
 #include "kernels/reference/dequant_reference.h"
 #include "kernels/reference/format_reference.h"
 #include "tests/gpu/gpu_test_support.h"
@@ -38,6 +39,8 @@ absl::StatusOr<LinearCheckResult> CheckQuantizedLinear(
   request.mutable_shape()->set_n(n);
   request.mutable_shape()->set_k(k);
   request.mutable_gpu()->set_arch(arch);
+  // The layout QuantizedLinear passes (KernelClient would fill it in too).
+  request.set_launch_abi(kCurrentLaunchAbi);
   ASSIGN_OR_RETURN(std::shared_ptr<const v1::KernelSet> set,
                    kernel_client.Resolve(request));
   ASSIGN_OR_RETURN(std::unique_ptr<LoadedKernelSet> loaded_unique,

@@ -111,6 +111,25 @@ TEST_F(ClientModeTest, AutoWithoutDaemonIsEmbeddedAndMatchesTheDaemon) {
   EXPECT_EQ((*created)->mode(), ResolveMode::kDaemon);
 }
 
+// The SDK launches with the current GemmArgs, so a request that leaves
+// launch_abi unset is resolved for it: 28672 x 8192 W4 on Hopper gets its
+// k-major 256-row decode tiles (a client of the original layout would not).
+TEST_F(ClientModeTest, UnsetLaunchAbiIsTheClientsOwn) {
+  v1::KernelRequest request = LayerRequest(28672, 8192, "sm_90a");
+  request.set_family(v1::KERNEL_FAMILY_GEMM);
+  ASSERT_EQ(request.launch_abi(), 0u);
+  auto created = KernelClient::Create(
+      ClientOptionsFor(ResolveMode::kEmbedded, SocketPath(), EmbeddedDir()));
+  ASSERT_TRUE(created.ok()) << created.status();
+  auto resolved = (*created)->Resolve(request);
+  ASSERT_TRUE(resolved.ok()) << resolved.status();
+  int k_major = 0;
+  for (const v1::Kernel& kernel : (*resolved)->kernels()) {
+    k_major += kernel.config().find("layout=kmajor") != std::string::npos;
+  }
+  EXPECT_EQ(k_major, 2);
+}
+
 TEST_F(ClientModeTest, EmbeddedCacheSurvivesReopenAndIsLocked) {
   const v1::KernelRequest request = LayerRequest(256, 256);
   {

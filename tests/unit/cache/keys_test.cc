@@ -23,6 +23,7 @@ PlanKeyInputs BasePlanInputs() {
   inputs.shape.top_k = 8;
   inputs.planner_gpu_fields = "arch=sm_90a,sms=132";
   inputs.planner_version = 3;
+  inputs.launch_abi = 1;
   return inputs;
 }
 
@@ -61,16 +62,16 @@ TEST(PlanKeyTest, SameInputsGiveSameKey) {
 // here: it would orphan every cache on every node. If the change is
 // intended, bump kCacheSchemaVersion and update the golden value. (Both
 // values were checked against an independent Python computation of the
-// schema documented in cache/README.md; last at cache schema 3, when plan
-// records gained the programmatic-launch flag.)
+// schema documented in cache/README.md; last at cache schema 4, when plan
+// keys gained the launch ABI.)
 TEST(PlanKeyTest, GoldenValue) {
   EXPECT_EQ(PlanKey(BasePlanInputs()),
-            "4d14667f2549b6e6d163afdfdd4811159b9da91af9acc934153f630c367f9d1f");
+            "a9a28b27b258f5a734f21458a0dcdc317102801ab599b3b30e330db801fcd376");
 }
 
 TEST(ArtifactKeyTest, GoldenValue) {
   EXPECT_EQ(ArtifactKey(BaseArtifactInputs()),
-            "2a88d0f25ea72c1fb844d05ef861faac1a176d6b52cf1296f25e334c7e9fa454");
+            "c0222cb1b332d035670910b25f553cf3f5418c36f926ae697d8bf52fea8533a1");
 }
 
 TEST(PlanKeyTest, EveryFieldChangesTheKey) {
@@ -92,6 +93,7 @@ TEST(PlanKeyTest, EveryFieldChangesTheKey) {
            }},
           {"planner_version",
            [](PlanKeyInputs& in) { in.planner_version = 4; }},
+          {"launch_abi", [](PlanKeyInputs& in) { in.launch_abi = 0; }},
       };
   absl::flat_hash_set<std::string> seen = {PlanKey(BasePlanInputs())};
   for (const auto& [field, mutate] : mutations) {

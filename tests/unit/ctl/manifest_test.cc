@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "gtest/gtest.h"
+#include "kernels/launch_abi.h"
 
 namespace hummingd {
 namespace {
@@ -36,6 +37,9 @@ layers:
   EXPECT_EQ(b.family(), v1::KERNEL_FAMILY_GEMM);
   EXPECT_EQ(b.gpu().arch(), "sm_80");
   EXPECT_EQ(b.spec().text(), "weight=e4m3,group=channel");
+  // Prefetch warms what clients of this build ask for.
+  EXPECT_EQ(a.launch_abi(), kCurrentLaunchAbi);
+  EXPECT_EQ(b.launch_abi(), kCurrentLaunchAbi);
 }
 
 TEST(ManifestTest, JsonAndBareListsAndArchOverride) {
@@ -48,6 +52,13 @@ TEST(ManifestTest, JsonAndBareListsAndArchOverride) {
   ASSERT_EQ(requests->size(), 1u);
   EXPECT_EQ((*requests)[0].gpu().arch(), "sm_86");
   EXPECT_EQ((*requests)[0].shape().n(), 512);
+
+  // An older fleet's layout, as hummingctl prefetch --launch-abi passes it.
+  options.launch_abi = kLaunchAbiOriginal;
+  requests = ParseManifest(R"([{"n": 512, "k": 256, "spec": "weight=uint8"}])",
+                           options);
+  ASSERT_TRUE(requests.ok()) << requests.status();
+  EXPECT_EQ((*requests)[0].launch_abi(), kLaunchAbiOriginal);
 }
 
 TEST(ManifestTest, StructuralErrorsNameTheLayerAndKey) {

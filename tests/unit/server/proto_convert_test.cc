@@ -1,6 +1,8 @@
 #include "server/proto_convert.h"
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "kernels/launch_abi.h"
 
 namespace hummingd {
 namespace {
@@ -75,6 +77,38 @@ TEST(ProtoConvertTest, ErrorsNameTheRequestField) {
     EXPECT_NE(result.status().message().find(c.field), std::string::npos)
         << "'" << result.status().message() << "' should name " << c.field;
   }
+}
+
+// launch_abi: absent is the original layout (clients before the field),
+// the value survives both directions, and one newer than the daemon's is
+// refused naming the field and both values.
+TEST(ProtoConvertTest, LaunchAbiRoundTripsAndNewerIsRefused) {
+  v1::KernelRequest request =
+      TextRequest("weight=uint4,group=128,scale=fp16,act=fp16,out=fp16");
+  request.set_family(v1::KERNEL_FAMILY_GEMM);
+  auto absent = KernelRequestFromProto(request, RequestLimits());
+  ASSERT_TRUE(absent.ok()) << absent.status();
+  EXPECT_EQ(absent->launch_abi, kLaunchAbiOriginal);
+  EXPECT_EQ(KernelRequestToProto(*absent).launch_abi(), kLaunchAbiOriginal);
+
+  request.set_launch_abi(kCurrentLaunchAbi);
+  auto current = KernelRequestFromProto(request, RequestLimits());
+  ASSERT_TRUE(current.ok()) << current.status();
+  EXPECT_EQ(current->launch_abi, kCurrentLaunchAbi);
+  const v1::KernelRequest back = KernelRequestToProto(*current);
+  EXPECT_EQ(back.launch_abi(), kCurrentLaunchAbi);
+  auto again = KernelRequestFromProto(back, RequestLimits());
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->launch_abi, kCurrentLaunchAbi);
+
+  request.set_launch_abi(kCurrentLaunchAbi + 6);
+  auto newer = KernelRequestFromProto(request, RequestLimits());
+  ASSERT_FALSE(newer.ok());
+  EXPECT_EQ(newer.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      newer.status().message(),
+      absl::StrCat("request.launch_abi: ", kCurrentLaunchAbi + 6,
+                   " is newer than this daemon (", kCurrentLaunchAbi, ")"));
 }
 
 TEST(ProtoConvertTest, WeightCapComesFromLimits) {

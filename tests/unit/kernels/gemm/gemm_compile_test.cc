@@ -18,6 +18,7 @@
 #include "kernels/gemm_config.h"
 #include "kernels/gemm_decode_plan.h"
 #include "kernels/gpu_target.h"
+#include "kernels/launch_abi.h"
 #include "kernels/layer_shape.h"
 #include "kernels/nvrtc_compiler.h"
 #include "kernels/planner.h"
@@ -95,6 +96,8 @@ TEST(GemmCompileTest, EveryPlannedGemmKernelCompilesForEveryArch) {
       request.shape.n = grid.n;
       request.shape.k = grid.k;
       request.gpu = *gpu;
+      // Every kernel current clients can be planned, k-major tiles too.
+      request.launch_abi = kCurrentLaunchAbi;
       ASSERT_TRUE(ValidateSpec(request.spec).ok()) << grid.text;
       ASSERT_TRUE(ValidateShape(request.spec, request.shape,
                                 KernelFamily::kGemm, ShapeLimits{})
@@ -238,6 +241,7 @@ TEST(GemmCompileTest, KMajorScalesCompileExactlyWhereTheHostRuleSays) {
     job.request.shape.n = 28672;
     job.request.shape.k = 4096;
     job.request.gpu = *gpu;
+    job.request.launch_abi = kCurrentLaunchAbi;
     absl::StatusOr<Plan> plan = PlanKernels(job.request);
     ASSERT_TRUE(plan.ok()) << text << ": " << plan.status();
     absl::StatusOr<GemmTileConfig> tile =

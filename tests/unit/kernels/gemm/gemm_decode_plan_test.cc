@@ -15,6 +15,7 @@
 #include "gtest/gtest.h"
 #include "kernels/codegen.h"
 #include "kernels/gemm_config.h"
+#include "kernels/launch_abi.h"
 #include "kernels/planner.h"
 #include "kernels/quant_spec.h"
 #include "tests/unit/kernels/gemm/gemm_request.h"
@@ -275,8 +276,8 @@ TEST(GemmDecodePlanTest, AWideTileThatDoesNotFitLeavesTheNarrowOne) {
   shape.n = 256;
   shape.k = 4096;
   const int limit = 99 * 1024;
-  absl::StatusOr<std::vector<PlanEntry>> entries =
-      PlanWgmmaDecode(Canonicalize(*spec), shape, 132, limit);
+  absl::StatusOr<std::vector<PlanEntry>> entries = PlanWgmmaDecode(
+      Canonicalize(*spec), shape, 132, limit, kCurrentLaunchAbi);
   ASSERT_TRUE(entries.ok()) << entries.status();
   for (const PlanEntry& entry : *entries) {
     absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(entry.config.text);
@@ -530,6 +531,83 @@ TEST(GemmDecodePlanTest, KMajorScalesOnWideTilesOfSpecsWithOneScalePerRow) {
     }
     EXPECT_GT(wide, 0) << spec;
   }
+}
+
+// A client of the original GemmArgs (launch ABI 0: no scales_k_major)
+// never gets a layout=kmajor tile; otherwise its plan is the current
+// clients' one: the same tiles, splits and grids, scales read row-major.
+TEST(GemmDecodePlanTest, KMajorTilesOnlyForClientsThatPassTheKMajorScales) {
+  const char* const kW4 = "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16";
+  auto plan_for = [](const char* spec, int64_t n, int64_t k, uint32_t abi) {
+    absl::StatusOr<Plan> plan =
+        PlanKernels(testing::GemmRequest(spec, n, k, "sm_90a", 132, abi));
+    EXPECT_TRUE(plan.ok()) << plan.status();
+    return plan.ok() ? *plan : Plan();
+  };
+  const Plan original = plan_for(kW4, 28672, 8192, kLaunchAbiOriginal);
+  const Plan current = plan_for(kW4, 28672, 8192, kCurrentLaunchAbi);
+  ASSERT_EQ(original.entries.size(), current.entries.size());
+  ASSERT_GE(current.entries.size(), 4u);
+  EXPECT_EQ(current.entries[0].config.text,
+            "tile=8x256x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor");
+  EXPECT_EQ(current.entries[1].config.text,
+            "tile=16x256x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor");
+  EXPECT_EQ(original.entries[0].config.text,
+            "tile=8x256x128,warps=1x8,stages=4,mma=wgmma");
+  EXPECT_EQ(original.entries[1].config.text,
+            "tile=16x256x128,warps=1x8,stages=4,mma=wgmma");
+
+  // Every decode layer and spec: nothing k-major for ABI 0, and the same
+  // plan as the current ABI's once its k-major option is taken off.
+  int k_major_current = 0;
+  for (const char* spec : kDecodeSpecs) {
+    for (auto [n, k] : kDecodeLayers) {
+      SCOPED_TRACE(::testing::Message() << spec << " N=" << n << " K=" << k);
+      const Plan old_plan = plan_for(spec, n, k, kLaunchAbiOriginal);
+      const Plan new_plan = plan_for(spec, n, k, kCurrentLaunchAbi);
+      ASSERT_EQ(old_plan.entries.size(), new_plan.entries.size());
+      for (size_t i = 0; i < old_plan.entries.size(); ++i) {
+        const PlanEntry& old_entry = old_plan.entries[i];
+        const PlanEntry& new_entry = new_plan.entries[i];
+        EXPECT_EQ(old_entry.config.text.find("layout=kmajor"),
+                  std::string::npos)
+            << old_entry.config.text;
+        absl::StatusOr<GemmTileConfig> old_tile =
+            ParseGemmTileText(old_entry.config.text);
+        absl::StatusOr<GemmTileConfig> new_tile =
+            ParseGemmTileText(new_entry.config.text);
+        ASSERT_TRUE(old_tile.ok() && new_tile.ok()) << new_entry.config.text;
+        EXPECT_FALSE(old_tile->k_major_scales);
+        k_major_current += new_tile->k_major_scales;
+        GemmTileConfig without = *new_tile;
+        without.k_major_scales = false;
+        EXPECT_EQ(*old_tile, without) << new_entry.config.text;
+        EXPECT_EQ(old_entry.m_min, new_entry.m_min);
+        EXPECT_EQ(old_entry.m_max, new_entry.m_max);
+        EXPECT_EQ(old_entry.launch.grid_x, new_entry.launch.grid_x);
+        EXPECT_EQ(old_entry.launch.grid_y, new_entry.launch.grid_y);
+        EXPECT_EQ(old_entry.launch.grid_z, new_entry.launch.grid_z);
+        EXPECT_EQ(old_entry.launch.m_per_block_x,
+                  new_entry.launch.m_per_block_x);
+      }
+    }
+  }
+  EXPECT_GE(k_major_current, 10);
+}
+
+// The plan key records the launch ABI of GEMM requests (kernels/planner.h,
+// PlanKeyLaunchAbi), never of dequant ones, whose kernels take no GemmArgs.
+TEST(GemmDecodePlanTest, PlanKeyLaunchAbiIsTheGemmRequestsOwn) {
+  KernelRequest request =
+      testing::GemmRequest("weight=uint4,group=128,scale=fp16", 28672, 8192,
+                           "sm_90a", 132, kLaunchAbiOriginal);
+  EXPECT_EQ(PlanKeyLaunchAbi(request), kLaunchAbiOriginal);
+  request.launch_abi = kCurrentLaunchAbi;
+  EXPECT_EQ(PlanKeyLaunchAbi(request), kCurrentLaunchAbi);
+  request.family = KernelFamily::kDequant;
+  EXPECT_EQ(PlanKeyLaunchAbi(request), kLaunchAbiOriginal);
+  // And a request that never set it is planned for the oldest layout.
+  EXPECT_EQ(KernelRequest().launch_abi, kLaunchAbiOriginal);
 }
 
 TEST(GemmDecodePlanTest, WgmmaTileTextRoundTripsAndValidates) {

@@ -1,18 +1,20 @@
 #pragma once
 
 // A GEMM KernelRequest for planner tests: the canonical spec from its text,
-// the layer N x K, a GPU arch and (0 = the planner's default) SM count.
+// the layer N x K, a GPU arch, (0 = the planner's default) SM count and the
+// launch ABI (default: the current clients').
 
 #include <cstdint>
 
+#include "kernels/launch_abi.h"
 #include "kernels/plan.h"
 #include "kernels/quant_spec.h"
 
 namespace hummingd::testing {
 
 inline KernelRequest GemmRequest(const char* spec_text, int64_t n, int64_t k,
-                                 const char* arch = "sm_90a",
-                                 int sm_count = 0) {
+                                 const char* arch = "sm_90a", int sm_count = 0,
+                                 uint32_t launch_abi = kCurrentLaunchAbi) {
   KernelRequest request;
   request.family = KernelFamily::kGemm;
   request.spec = Canonicalize(*ParseSpecText(spec_text));
@@ -20,6 +22,7 @@ inline KernelRequest GemmRequest(const char* spec_text, int64_t n, int64_t k,
   request.shape.k = k;
   request.gpu = *ParseGpuArch(arch);
   request.gpu.sm_count = sm_count;
+  request.launch_abi = launch_abi;
   return request;
 }
 
