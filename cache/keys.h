@@ -23,7 +23,7 @@ struct PlanKeyInputs {
   std::string planner_gpu_fields;  // PlannerGpuFields(family, gpu)
   int planner_version = 0;
   // PlanKeyLaunchAbi(request): two clients that launch with different
-  // GemmArgs layouts may get different plans, so they never share one.
+  // launch ABIs may get different plans, so they never share one.
   uint32_t launch_abi = 0;
 };
 

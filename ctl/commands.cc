@@ -64,7 +64,7 @@ std::string RangeText(int64_t low, int64_t high) {
   return absl::StrCat(low, "..", high);
 }
 
-// --launch-abi: the GemmArgs layout to plan for. Defaults to the current
+// --launch-abi: the clients' launch ABI to plan for. Defaults to the current
 // one, what clients of this build send, so `get` shows and `prefetch` warms
 // the plans they will ask for; a lower value serves older clients. The
 // daemon refuses values above its own.

@@ -22,7 +22,7 @@ constexpr char kUsage[] =
     "                             print the kernel set; --out writes cubins\n"
     "  prefetch MANIFEST [--arch sm_XX] [--launch-abi A] [--quiet]\n"
     "                             compile/cache every layer of a manifest\n"
-    "  --launch-abi: the clients' GEMM argument layout to plan for (default:\n"
+    "  --launch-abi: the clients' launch ABI to plan for (default:\n"
     "  this build's, what its clients send)\n"
     "  stats                      counters, one 'name: value' per line\n"
     "  ls                         list cached artifacts\n"

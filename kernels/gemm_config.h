@@ -59,7 +59,7 @@ struct GemmTileConfig {
   // differs (16-token tiles at three per SM, planner v12).
   int blocks_per_sm = 0;
   // wgmma only: the scales come as a [column][row] copy the layer prepares
-  // (GemmArgs::scales_k_major; kernels/k_major_scales.h), one contiguous run
+  // (passed as GemmArgs::scales; kernels/k_major_scales.h), one contiguous run
   // per column and block, instead of a window per row of the checkpoint
   // tensor ("layout=kmajor"; one scale per row and no zero points). Planned
   // for 256-row tiles (planner v12).

@@ -383,7 +383,8 @@ absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
         chosen = *packed;
       }
     }
-    // Only a client that passes GemmArgs::scales_k_major can launch it.
+    // Only a client that passes the k-major copy as GemmArgs::scales can
+    // launch it.
     chosen.tile.k_major_scales = launch_abi >= kLaunchAbiKMajorScales &&
                                  KMajorScalesWin(chosen.tile, spec, shape);
     entries.push_back(MakeGemmPlanEntry(range.m_min, range.m_max, chosen.tile,

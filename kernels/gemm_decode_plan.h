@@ -46,7 +46,7 @@ bool WgmmaDecodeApplies(const GpuTarget& gpu, const QuantSpec& spec,
 
 // Entries for M 1-8, 9-16, 17-32 and 33-64. Requires WgmmaDecodeApplies.
 // layout=kmajor tiles only for launch_abi >= kLaunchAbiKMajorScales (a
-// client of an older ABI passes no scales_k_major); below it the same tiles
+// client of an older ABI passes the checkpoint scales); below it the same tiles
 // and splits read their scales row-major.
 absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
                                                        const LayerShape& shape,

@@ -1,12 +1,14 @@
 #pragma once
 
-// The kernel-argument layout a client passes to GEMM kernels (the wire's
-// KernelRequest.launch_abi). A client built before a layout change passes
-// the older, shorter struct; the driver copies the kernel's parameter size
-// from the client's pointer, so a kernel that reads a newer field would read
-// past the client's struct. The planner therefore emits only kernels the
-// request's layout can launch (kernels/gemm_decode_plan.h), and the value is
-// part of a GEMM plan key (kernels/planner.h, PlanKeyLaunchAbi).
+// What a client passes to GEMM kernels (the wire's KernelRequest.launch_abi):
+// the GemmArgs layout and what its pointers point to. A client built before
+// a change passes what it knew (an older struct, or a tensor in the
+// checkpoint layout where a newer kernel expects another), so the planner
+// emits only kernels the request's ABI can launch
+// (kernels/gemm_decode_plan.h), and the value is part of a GEMM plan key
+// (kernels/planner.h, PlanKeyLaunchAbi). GemmArgs has kept its v1 layout
+// (kernels/device/gemm/wna16_args.cuh): growing it would make an old
+// client's launch copy past its struct for every kernel.
 //
 // Header-only and dependency-free: the daemon, the clients (C++ SDK,
 // hummingctl, bench, tests) and the comment on
@@ -16,16 +18,17 @@
 
 namespace hummingd {
 
-// 0 (absent on the wire: clients before the field): the original GemmArgs,
-// ending at `m`; no layout=kmajor tiles.
+// 0 (absent on the wire: clients before the field): GemmArgs::scales is the
+// checkpoint tensor for every kernel; no layout=kmajor tiles.
 inline constexpr uint32_t kLaunchAbiOriginal = 0;
-// GemmArgs with `scales_k_major` at its end; the client prepares k-major
-// scale copies (kernels/k_major_scales.h), so layout=kmajor tiles may be
-// planned.
+// The client passes layout=kmajor kernels the [column][row] copy of group
+// scales it prepares (kernels/k_major_scales.h; channel-wise scales as they
+// are) as GemmArgs::scales, so such tiles may be planned.
 inline constexpr uint32_t kLaunchAbiKMajorScales = 1;
 // What this build's launchers (QuantizedLinear, LaunchKernel) pass. Bump
-// it, with a new constant above, whenever GemmArgs gains a field a planned
-// kernel reads; requests above it are refused (INVALID_ARGUMENT).
+// it, with a new constant above, whenever a planned kernel expects
+// arguments an older client does not pass; requests above it are refused
+// (INVALID_ARGUMENT).
 inline constexpr uint32_t kCurrentLaunchAbi = kLaunchAbiKMajorScales;
 
 }  // namespace hummingd

@@ -21,7 +21,7 @@ struct KernelRequest {
   QuantSpec spec;  // canonical after validation
   LayerShape shape;
   GpuTarget gpu;
-  // The GemmArgs layout the client launches with (kernels/launch_abi.h).
+  // What the client passes to GEMM kernels (kernels/launch_abi.h).
   // Defaults to the oldest, so a request that forgets it is only ever given
   // kernels every client can launch.
   uint32_t launch_abi = kLaunchAbiOriginal;

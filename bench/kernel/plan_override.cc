@@ -51,7 +51,7 @@ absl::Status ApplyPlanOverrides(const KernelRequest& request,
     }
     RETURN_IF_ERROR(ValidateGemmTile(override_entry.tile, request.shape.n,
                                      request.shape.k));
-    // The set's launcher must pass GemmArgs::scales_k_major.
+    // The set's launcher must pass the k-major copy as GemmArgs::scales.
     if (override_entry.tile.k_major_scales &&
         request.launch_abi < kLaunchAbiKMajorScales) {
       return absl::InvalidArgumentError(absl::StrCat(

@@ -37,7 +37,7 @@ absl::StatusOr<GemmLayerKernels> Resolve(const std::string& spec_text,
   request.gpu.sm_count = TestDevice().sm_count;
   request.gpu.max_shared_memory_per_block_optin =
       TestDevice().max_shared_memory_per_block_optin;
-  // LaunchGemm passes GemmArgs::scales_k_major (buffers.scales_k_major).
+  // LaunchGemm passes it as GemmArgs::scales to layout=kmajor kernels.
   request.launch_abi = kCurrentLaunchAbi;
   GemmLayerKernels out;
   ASSIGN_OR_RETURN(out.plan, PlanKernels(request));
@@ -97,9 +97,11 @@ absl::Status LaunchGemm(const LoadedKernelSet& set, const GemmBuffers& buffers,
   args.workspace = reinterpret_cast<void*>(buffers.workspace);
   args.split_counters = reinterpret_cast<device::u32*>(buffers.split_counters);
   args.m = m;
-  ASSIGN_OR_RETURN(args.scales_k_major,
-                   KMajorScalesArgument(set.spec(), *kernel, buffers.scales,
-                                        buffers.scales_k_major));
+  if (kernel->k_major_scales) {
+    ASSIGN_OR_RETURN(args.scales,
+                     KMajorScalesArgument(set.spec(), *kernel, buffers.scales,
+                                          buffers.scales_k_major));
+  }
   return LaunchKernel(set, *kernel, m, &args, stream);
 }
 

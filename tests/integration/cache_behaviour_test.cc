@@ -159,8 +159,8 @@ TEST_F(CacheBehaviourTest, GemmSetsCarryEveryRangeAndTheRepackKernel) {
 }
 
 // A client built before launch_abi (the field absent: the original
-// GemmArgs, without scales_k_major) is never served a layout=kmajor kernel,
-// and never shares a plan record with a current client; the tiles both
+// GemmArgs::scales, the checkpoint tensor) is never served a layout=kmajor
+// kernel, and never shares a plan record with a current client; the tiles both
 // plans have in common are one artifact each.
 TEST_F(CacheBehaviourTest, GemmPlansFollowTheClientsLaunchAbi) {
   auto daemon = StartDaemon({"--compile-threads", "2"});

@@ -195,7 +195,7 @@ absl::StatusOr<LoadedKernel> LoadOne(
   entry.counter_bytes_per_m_block = launch.counter_bytes_per_m_block();
   entry.programmatic_dependent_launch = launch.programmatic_dependent_launch();
   // Only Hopper decode tiles take options; their text says whether the
-  // kernel reads GemmArgs::scales_k_major.
+  // kernel reads GemmArgs::scales as the layer's k-major copy.
   if (absl::StrContains(kernel.config(), "mma=wgmma")) {
     absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(kernel.config());
     if (!tile.ok()) {

@@ -225,9 +225,12 @@ absl::Status QuantizedLinear::Forward(CUdeviceptr x, CUdeviceptr y, int64_t m,
   args.split_counters =
       split_k ? reinterpret_cast<device::u32*>(counters_) : nullptr;
   args.m = m;
-  ASSIGN_OR_RETURN(
-      args.scales_k_major,
-      KMajorScalesArgument(spec, *kernel, weights_.scales, scales_k_major_));
+  // layout=kmajor kernels read the scales as [column][row].
+  if (kernel->k_major_scales) {
+    ASSIGN_OR_RETURN(
+        args.scales,
+        KMajorScalesArgument(spec, *kernel, weights_.scales, scales_k_major_));
+  }
   return LaunchKernel(*set_, *kernel, m, &args, stream);
 }
 
@@ -248,7 +251,7 @@ absl::StatusOr<const void*> KMajorScalesArgument(const QuantSpec& spec,
   }
   if (kernel.k_major_scales && pointer == 0) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "scales_k_major: the kernel for M ", kernel.m_min, "-", kernel.m_max,
+        "scales: the kernel for M ", kernel.m_min, "-", kernel.m_max,
         " reads k-major scales (layout=kmajor), which this layer does not "
         "have (group scales without zero points need the layer's transposed "
         "copy; channel-wise scales are their own)"));

@@ -22,9 +22,9 @@
 namespace hummingd::client {
 namespace {
 
-// The request as this library sends it: with the GemmArgs layout its
+// The request as this library sends it: with the launch ABI its
 // launchers pass when the caller left launch_abi unset (0, which would ask
-// for the oldest layout's kernels).
+// for the oldest ABI's kernels).
 v1::KernelRequest WithLaunchAbi(const v1::KernelRequest& request) {
   v1::KernelRequest stamped = request;
   if (stamped.launch_abi() == 0) stamped.set_launch_abi(kCurrentLaunchAbi);

@@ -100,7 +100,7 @@ HUMMINGD_HD constexpr int wgmma_scale_entries(long long scale_tile_k,
 // of per-thread cp.async (memory/wgmma_tiles.cuh). kPrescaled_: scales
 // applied to every weight pair, never to fp32 partial sums
 // (gemm/wgmma_tile_compute.cuh, WgmmaScalePlan). kKMajorScales_: the
-// scales come from GemmArgs::scales_k_major, a [column][row] copy of the
+// scales (GemmArgs::scales) are a [column][row] copy of the
 // checkpoint's [row][column] tensor (one contiguous run of kBlockN
 // elements per column and block), so a chunk is kChunkCols such runs
 // instead of one window per row (memory/wgmma_tiles.cuh).

@@ -20,7 +20,11 @@ struct GemmArgs {
   // Fragment-ordered codes (kernels/reference/gemm_layout.h), N*K*bits/32
   // words.
   const device::u32* weights;
-  const void* scales;            // checkpoint layout (dequant_reference.h)
+  // Checkpoint layout (dequant_reference.h); for wgmma tiles built with
+  // k-major scales (layout=kmajor, gemm/wgmma_config.cuh) the [column][row]
+  // copy of it (kernels/k_major_scales.h), which only clients of launch ABI
+  // kLaunchAbiKMajorScales (kernels/launch_abi.h) pass.
+  const void* scales;
   const void* zero_points;       // as the scales; null without zero points
   const float* secondary_scale;  // (1) | (N) fp32; null without one
   const void* bias;              // (N) output dtype; null without bias
@@ -33,10 +37,6 @@ struct GemmArgs {
   void* workspace;
   device::u32* split_counters;
   device::i64 m;
-  // The scales as [column][row] (the checkpoint tensor transposed), for
-  // tiles built with k-major scales (gemm/wgmma_config.cuh); null otherwise.
-  // Launch ABI kLaunchAbiKMajorScales (1) and later.
-  const void* scales_k_major;
 };
 
 struct RepackArgs {

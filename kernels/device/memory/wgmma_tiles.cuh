@@ -103,8 +103,8 @@ struct WgmmaStageCopier {
   // cp.async: this thread's 16-byte chunks at tile 0.
   const u32* g_w[kWSlots > 0 ? kWSlots : 1];
   u32 s_w[kWSlots > 0 ? kWSlots : 1];
+  // The checkpoint scales, or their k-major copy (Tile::kKMajorScales).
   const u8* g_scales;
-  const u8* g_scales_k_major;
   const u8* g_zeros;
   i64 n0;
   int thread;
@@ -113,7 +113,6 @@ struct WgmmaStageCopier {
   HUMMINGD_DEVICE WgmmaStageCopier(const GemmArgs& args, i64 m0, i64 n0_,
                                    int k_tile0, int thread_)
       : g_scales(static_cast<const u8*>(args.scales)),
-        g_scales_k_major(static_cast<const u8*>(args.scales_k_major)),
         g_zeros(static_cast<const u8*>(args.zero_points)),
         n0(n0_),
         thread(thread_) {
@@ -233,7 +232,7 @@ struct WgmmaStageCopier {
       const bool inside = col < Config::kScaleColumns;
       const i64 src = (col * Config::kN + n0) * kBytes + piece * 16;
       copy_16_async_bytes(s_chunk + c * Config::kScaleColumnStride + piece * 16,
-                          g_scales_k_major + (inside ? src : 0),
+                          g_scales + (inside ? src : 0),
                           inside ? 16u : 0u);
     }
   }

@@ -533,7 +533,7 @@ TEST(GemmDecodePlanTest, KMajorScalesOnWideTilesOfSpecsWithOneScalePerRow) {
   }
 }
 
-// A client of the original GemmArgs (launch ABI 0: no scales_k_major)
+// A client of the original arguments (launch ABI 0: checkpoint scales only)
 // never gets a layout=kmajor tile; otherwise its plan is the current
 // clients' one: the same tiles, splits and grids, scales read row-major.
 TEST(GemmDecodePlanTest, KMajorTilesOnlyForClientsThatPassTheKMajorScales) {

@@ -86,7 +86,8 @@ struct LoadedKernel {
   // Launched as a programmatic dependent of the stream's previous kernel
   // (the kernel itself waits for it before reading what it wrote).
   bool programmatic_dependent_launch = false;
-  // Reads GemmArgs::scales_k_major (a wgmma tile with layout=kmajor).
+  // Reads GemmArgs::scales as the k-major copy (a wgmma tile with
+  // layout=kmajor; kernels/k_major_scales.h).
   bool k_major_scales = false;
 
   int64_t WorkspaceBytes(int64_t m) const {

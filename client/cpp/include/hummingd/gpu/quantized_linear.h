@@ -72,7 +72,7 @@ class QuantizedLinear {
   CUdeviceptr scales_k_major_ = 0;
 };
 
-// GemmArgs::scales_k_major for a launch of `kernel` on a layer of `spec`
+// GemmArgs::scales for a layout=kmajor launch of `kernel` on a layer of `spec`
 // whose checkpoint scales are `scales` and whose transposed copy of them is
 // `k_major_copy` (0 when it has none; kernels/k_major_scales.h says which
 // specs need one): the checkpoint scales for channel-wise specs, the copy
