@@ -11,8 +11,8 @@
 
 namespace hummingd {
 
-// Bumped when the layout of keys or values changes; old entries then simply
-// miss and age out.
+// Bumped when the layout of keys or values changes; a store opened on a
+// directory of another version starts it afresh (cache/README.md).
 // 4: plan keys record the client's launch ABI.
 inline constexpr int kCacheSchemaVersion = 4;
 

@@ -230,6 +230,9 @@ absl::StatusOr<v1::KernelSet> KernelResolver::Finish(
   set.set_plan_key(pending.plan_key);
   set.set_canonical_spec(pending.canonical_spec);
   set.set_plan_cached(pending.plan_cached);
+  // What planning took into account (0 for families that ignore it), as in
+  // the plan key.
+  set.set_launch_abi(PlanKeyLaunchAbi(pending.request));
   *set.mutable_shape() = KernelRequestToProto(pending.request).shape();
   set.set_family(pending.request.family == KernelFamily::kDequant
                      ? v1::KERNEL_FAMILY_DEQUANT

@@ -531,10 +531,11 @@ TEST(GemmCaseGridTest, DecodeCasesCoverEveryWgmmaRange) {
   EXPECT_GE(k_major_checkpoint, 1);
 }
 
-// Without a GPU: the k-major scale pointer a launch passes (LaunchGemm and
-// QuantizedLinear::Forward share KMajorScalesArgument) is the transposed
-// copy for group scales, the checkpoint tensor for channel-wise ones, and a
-// kernel that reads k-major scales is refused where the layer has none.
+// Without a GPU: the scale pointer a launch passes (LaunchGemm and
+// QuantizedLinear::Forward share GemmScalesArgument) is the checkpoint
+// tensor, except for kernels that read k-major scales: the transposed copy
+// for group scales, the checkpoint tensor for channel-wise ones, and a
+// refusal where the layer has neither.
 TEST(GemmLaunchArgsTest, KMajorScalesFollowTheSpecAndAreRequired) {
   auto spec = [](const char* text) { return *ParseSpecText(text); };
   LoadedKernel k_major;
@@ -550,20 +551,43 @@ TEST(GemmLaunchArgsTest, KMajorScalesFollowTheSpecAndAreRequired) {
   const QuantSpec zero = spec("weight=uint4,group=128,scale=fp16,zero=int");
 
   absl::StatusOr<const void*> arg =
-      KMajorScalesArgument(group, k_major, scales, copy);
+      GemmScalesArgument(group, k_major, scales, copy);
   ASSERT_TRUE(arg.ok()) << arg.status();
   EXPECT_EQ(*arg, reinterpret_cast<const void*>(copy));
-  arg = KMajorScalesArgument(channel, k_major, scales, 0);
+  arg = GemmScalesArgument(channel, k_major, scales, 0);
   ASSERT_TRUE(arg.ok()) << arg.status();
   EXPECT_EQ(*arg, reinterpret_cast<const void*>(scales));
-  arg = KMajorScalesArgument(group, row_windows, scales, 0);
+  arg = GemmScalesArgument(group, row_windows, scales, copy);
   ASSERT_TRUE(arg.ok()) << arg.status();
-  EXPECT_EQ(*arg, nullptr);
+  EXPECT_EQ(*arg, reinterpret_cast<const void*>(scales));
+  arg = GemmScalesArgument(zero, row_windows, scales, 0);
+  ASSERT_TRUE(arg.ok()) << arg.status();
+  EXPECT_EQ(*arg, reinterpret_cast<const void*>(scales));
 
-  EXPECT_EQ(KMajorScalesArgument(group, k_major, scales, 0).status().code(),
+  EXPECT_EQ(GemmScalesArgument(group, k_major, scales, 0).status().code(),
             absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(KMajorScalesArgument(zero, k_major, scales, copy).status().code(),
+  EXPECT_EQ(GemmScalesArgument(zero, k_major, scales, copy).status().code(),
             absl::StatusCode::kFailedPrecondition);
+}
+
+// Without a GPU: a set with a k-major kernel is refused unless the daemon
+// says it planned it for a launch ABI that passes k-major scales (a daemon
+// from before the request's launch_abi field would not).
+TEST(GemmLaunchArgsTest, KMajorKernelsNeedASetPlannedForTheirAbi) {
+  v1::KernelSet set;
+  set.add_kernels()->set_config("tile=8x128x128,warps=1x8,stages=4,mma=wgmma");
+  set.add_kernels()->set_config(
+      "tile=16x256x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor");
+  set.set_launch_abi(kLaunchAbiOriginal);
+  const absl::Status refused = CheckKernelSetLaunchAbi(set);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition) << refused;
+  EXPECT_NE(refused.message().find("kernel_set.kernels[1]"), std::string::npos)
+      << refused;
+  set.set_launch_abi(kLaunchAbiKMajorScales);
+  EXPECT_TRUE(CheckKernelSetLaunchAbi(set).ok());
+  set.set_launch_abi(kLaunchAbiOriginal);
+  set.mutable_kernels()->RemoveLast();
+  EXPECT_TRUE(CheckKernelSetLaunchAbi(set).ok());
 }
 
 class GemmCorrectnessTest : public ::testing::TestWithParam<GemmCase> {

@@ -88,7 +88,6 @@ absl::Status LaunchGemm(const LoadedKernelSet& set, const GemmBuffers& buffers,
   GemmArgs args;
   args.x = reinterpret_cast<const void*>(buffers.x);
   args.weights = reinterpret_cast<const device::u32*>(buffers.weights);
-  args.scales = reinterpret_cast<const void*>(buffers.scales);
   args.zero_points = reinterpret_cast<const void*>(buffers.zero_points);
   args.secondary_scale =
       reinterpret_cast<const float*>(buffers.secondary_scale);
@@ -97,11 +96,9 @@ absl::Status LaunchGemm(const LoadedKernelSet& set, const GemmBuffers& buffers,
   args.workspace = reinterpret_cast<void*>(buffers.workspace);
   args.split_counters = reinterpret_cast<device::u32*>(buffers.split_counters);
   args.m = m;
-  if (kernel->k_major_scales) {
-    ASSIGN_OR_RETURN(args.scales,
-                     KMajorScalesArgument(set.spec(), *kernel, buffers.scales,
-                                          buffers.scales_k_major));
-  }
+  ASSIGN_OR_RETURN(args.scales,
+                   GemmScalesArgument(set.spec(), *kernel, buffers.scales,
+                                      buffers.scales_k_major));
   return LaunchKernel(set, *kernel, m, &args, stream);
 }
 

@@ -50,7 +50,7 @@ struct GemmBuffers {
 absl::StatusOr<const PlanEntry*> GemmEntryForM(const Plan& plan, int64_t m);
 
 // FAILED_PRECONDITION when the kernel for `m` reads k-major scales that
-// `buffers` lack (QuantizedLinear::Forward's rule, KMajorScalesArgument).
+// `buffers` lack (QuantizedLinear::Forward's rule, GemmScalesArgument).
 absl::Status LaunchGemm(const LoadedKernelSet& set, const GemmBuffers& buffers,
                         int64_t m, CUstream stream);
 

@@ -10,6 +10,7 @@
 #include "common/status_macros.h"
 #include "kernels/gemm_config.h"
 #include "kernels/gpu_target.h"
+#include "kernels/launch_abi.h"
 
 namespace hummingd::gpu {
 namespace {
@@ -211,8 +212,27 @@ absl::StatusOr<LoadedKernel> LoadOne(
 
 }  // namespace
 
+absl::Status CheckKernelSetLaunchAbi(const v1::KernelSet& set) {
+  if (set.launch_abi() >= kLaunchAbiKMajorScales) return absl::OkStatus();
+  for (int i = 0; i < set.kernels_size(); ++i) {
+    const std::string& config = set.kernels(i).config();
+    if (!absl::StrContains(config, "mma=wgmma")) continue;
+    absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(config);
+    if (tile.ok() && tile->k_major_scales) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "kernel_set.kernels[", i, "]: '", config,
+          "' reads k-major scales, but the set was planned for launch ABI ",
+          set.launch_abi(),
+          " (a daemon older than this client's launch ABI field); upgrade "
+          "the daemon"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::unique_ptr<LoadedKernelSet>> LoadedKernelSet::Load(
     const v1::KernelSet& set, ArtifactCache& cache) {
+  RETURN_IF_ERROR(CheckKernelSetLaunchAbi(set));
   ASSIGN_OR_RETURN(const CudaDriverApi* api, CudaDriver());
   ASSIGN_OR_RETURN(CudaDevice device, UseDevice());
   if (set.kernels().empty()) {

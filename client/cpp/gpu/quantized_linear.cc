@@ -209,7 +209,6 @@ absl::Status QuantizedLinear::Forward(CUdeviceptr x, CUdeviceptr y, int64_t m,
   GemmArgs args;
   args.x = reinterpret_cast<const void*>(x);
   args.weights = reinterpret_cast<const device::u32*>(fragments_);
-  args.scales = reinterpret_cast<const void*>(weights_.scales);
   args.zero_points = spec.zero_point == ZeroPointKind::kNone
                          ? nullptr
                          : reinterpret_cast<const void*>(weights_.zero_points);
@@ -225,19 +224,17 @@ absl::Status QuantizedLinear::Forward(CUdeviceptr x, CUdeviceptr y, int64_t m,
   args.split_counters =
       split_k ? reinterpret_cast<device::u32*>(counters_) : nullptr;
   args.m = m;
-  // layout=kmajor kernels read the scales as [column][row].
-  if (kernel->k_major_scales) {
-    ASSIGN_OR_RETURN(
-        args.scales,
-        KMajorScalesArgument(spec, *kernel, weights_.scales, scales_k_major_));
-  }
+  ASSIGN_OR_RETURN(
+      args.scales,
+      GemmScalesArgument(spec, *kernel, weights_.scales, scales_k_major_));
   return LaunchKernel(*set_, *kernel, m, &args, stream);
 }
 
-absl::StatusOr<const void*> KMajorScalesArgument(const QuantSpec& spec,
-                                                 const LoadedKernel& kernel,
-                                                 CUdeviceptr scales,
-                                                 CUdeviceptr k_major_copy) {
+absl::StatusOr<const void*> GemmScalesArgument(const QuantSpec& spec,
+                                               const LoadedKernel& kernel,
+                                               CUdeviceptr scales,
+                                               CUdeviceptr k_major_copy) {
+  if (!kernel.k_major_scales) return reinterpret_cast<const void*>(scales);
   CUdeviceptr pointer = 0;
   switch (KMajorScaleSourceOf(spec)) {
     case KMajorScaleSource::kCheckpoint:
@@ -249,7 +246,7 @@ absl::StatusOr<const void*> KMajorScalesArgument(const QuantSpec& spec,
     case KMajorScaleSource::kNone:
       break;
   }
-  if (kernel.k_major_scales && pointer == 0) {
+  if (pointer == 0) {
     return absl::FailedPreconditionError(absl::StrCat(
         "scales: the kernel for M ", kernel.m_min, "-", kernel.m_max,
         " reads k-major scales (layout=kmajor), which this layer does not "

@@ -241,6 +241,11 @@ const char* hummingd_kernel_artifact_key(const hummingd_kernel_set* set,
   return kernel == nullptr ? nullptr : kernel->artifact_key().c_str();
 }
 
+const char* hummingd_kernel_config(const hummingd_kernel_set* set, int index) {
+  const hummingd::v1::Kernel* kernel = KernelAt(set, index);
+  return kernel == nullptr ? nullptr : kernel->config().c_str();
+}
+
 const void* hummingd_kernel_cubin(const hummingd_kernel_set* set, int index,
                                   size_t* size) {
   const std::string* cubin =

@@ -4,11 +4,14 @@
 // repack (hummingd_repack). Plain C++, no device code, so host launchers
 // pass the same layout to cuLaunchKernelEx.
 //
-// GemmArgs only grows at its end, and each layout is a launch ABI
-// (kernels/launch_abi.h, the wire's KernelRequest.launch_abi): a client of
-// an older ABI passes a shorter struct, so the planner never gives it a
-// kernel that reads a field past its layout. Adding a field a kernel reads
-// means a new ABI value there.
+// GemmArgs keeps its v1 layout: cuLaunchKernelEx copies the kernel's
+// parameter size from the client's struct, so a longer struct in new
+// kernels would make every launch by an older client read past its own.
+// What the pointers must hold for a kernel is the launch ABI
+// (kernels/launch_abi.h, the wire's KernelRequest.launch_abi): a kernel
+// that wants something else in an existing pointer (layout=kmajor: the
+// scales' [column][row] copy in `scales`) is planned only for clients of a
+// launch ABI that passes it.
 
 #include "arch/platform.cuh"
 

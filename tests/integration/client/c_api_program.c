@@ -65,6 +65,8 @@ static void CheckKernelSet(const hummingd_kernel_set* set) {
     Check(entry != NULL && entry[0] != '\0', "entry symbol is set");
     const char* key = hummingd_kernel_artifact_key(set, i);
     Check(key != NULL && strlen(key) >= 16, "artifact key is set");
+    const char* config = hummingd_kernel_config(set, i);
+    Check(config != NULL && config[0] != '\0', "tile config is set");
     size_t bytes = 0;
     const unsigned char* cubin =
         (const unsigned char*)hummingd_kernel_cubin(set, i, &bytes);

@@ -106,6 +106,12 @@ int64_t hummingd_kernel_m_max(const hummingd_kernel_set* set, int index);
 const char* hummingd_kernel_entry(const hummingd_kernel_set* set, int index);
 const char* hummingd_kernel_artifact_key(const hummingd_kernel_set* set,
                                          int index);
+/* The kernel's canonical tile config ("tile=...,mma=wgmma,..."). A caller
+ * that launches GEMM kernels itself rather than through hummingd_layer
+ * follows this library's launch ABI (kernels/launch_abi.h): a config with
+ * ",layout=kmajor" reads GemmArgs.scales as the [column][row] transpose of
+ * the checkpoint's group scales (channel-wise scales as they are). */
+const char* hummingd_kernel_config(const hummingd_kernel_set* set, int index);
 /* The cubin of this kernel (ranges sharing an artifact share the bytes). */
 const void* hummingd_kernel_cubin(const hummingd_kernel_set* set, int index,
                                   size_t* size);

@@ -51,7 +51,7 @@ class KernelClient {
   // the field, UNAVAILABLE when the daemon is gone and cannot be reached
   // again, …). A daemon restart between calls is survived (reconnect).
   // A request whose launch_abi is 0 (unset) is sent with this library's
-  // own (the GemmArgs layout its QuantizedLinear and LaunchKernel pass),
+  // own (what its QuantizedLinear and LaunchKernel pass to GEMM kernels),
   // so the daemon plans only kernels this client can launch; Prefetch
   // does the same.
   virtual absl::StatusOr<std::shared_ptr<const v1::KernelSet>> Resolve(

@@ -117,6 +117,18 @@ TEST(GemmCompileTest, EveryPlannedGemmKernelCompilesForEveryArch) {
           configs.push_back(entry.config);
         }
       }
+      // And what clients of the original launch ABI get instead of k-major
+      // tiles (the same tiles with row windows).
+      KernelRequest original = request;
+      original.launch_abi = kLaunchAbiOriginal;
+      absl::StatusOr<Plan> original_plan = PlanKernels(original);
+      ASSERT_TRUE(original_plan.ok()) << original_plan.status();
+      for (const PlanEntry& entry : original_plan->entries) {
+        if (std::find(configs.begin(), configs.end(), entry.config) ==
+            configs.end()) {
+          configs.push_back(entry.config);
+        }
+      }
       absl::StatusOr<PlanEntry> repack = PlanRepack(request);
       ASSERT_TRUE(repack.ok()) << repack.status();
       configs.push_back(repack->config);

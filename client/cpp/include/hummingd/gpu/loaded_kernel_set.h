@@ -106,6 +106,13 @@ struct LoadedKernel {
   }
 };
 
+// FAILED_PRECONDITION when a kernel of `set` reads k-major scales
+// (layout=kmajor) but the set says it was planned for a launch ABI below
+// kLaunchAbiKMajorScales (kernels/launch_abi.h): a daemon that predates the
+// request's launch_abi field, whose k-major kernels expect arguments this
+// client does not pass. Load checks it first; no GPU needed.
+absl::Status CheckKernelSetLaunchAbi(const v1::KernelSet& set);
+
 class LoadedKernelSet {
  public:
   // Loads `set` for the current context's device (UseDevice() makes one

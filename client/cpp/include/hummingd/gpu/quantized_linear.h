@@ -72,16 +72,16 @@ class QuantizedLinear {
   CUdeviceptr scales_k_major_ = 0;
 };
 
-// GemmArgs::scales for a layout=kmajor launch of `kernel` on a layer of `spec`
-// whose checkpoint scales are `scales` and whose transposed copy of them is
+// GemmArgs::scales for a launch of `kernel` on a layer of `spec` whose
+// checkpoint scales are `scales` and whose transposed copy of them is
 // `k_major_copy` (0 when it has none; kernels/k_major_scales.h says which
-// specs need one): the checkpoint scales for channel-wise specs, the copy
-// for group-wise ones, else null. FAILED_PRECONDITION when `kernel` reads
-// k-major scales and the layer has none. Forward's, and any other launcher's
-// (the GPU test suite).
-absl::StatusOr<const void*> KMajorScalesArgument(const QuantSpec& spec,
-                                                 const LoadedKernel& kernel,
-                                                 CUdeviceptr scales,
-                                                 CUdeviceptr k_major_copy);
+// specs need one): the checkpoint scales, except for a kernel that reads
+// k-major scales (layout=kmajor): the copy for group scales, the checkpoint
+// tensor for channel-wise ones, FAILED_PRECONDITION when the layer has
+// neither. Forward's rule, and any other launcher's (the GPU test suite).
+absl::StatusOr<const void*> GemmScalesArgument(const QuantSpec& spec,
+                                               const LoadedKernel& kernel,
+                                               CUdeviceptr scales,
+                                               CUdeviceptr k_major_copy);
 
 }  // namespace hummingd::gpu
