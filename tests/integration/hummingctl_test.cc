@@ -147,10 +147,12 @@ TEST_F(HummingctlTest, PrefetchManifestThenEverythingIsCached) {
 TEST_F(HummingctlTest, UsageErrorsExitTwoAndDaemonDownExitsOne) {
   EXPECT_EQ(Ctl({"frobnicate"}).exit_code, 2);
   EXPECT_EQ(Ctl({"get", "--spec", kW4Spec}).exit_code, 2);
-  EXPECT_EQ(Ctl({"get", "--spec", kW4Spec, "--n", "4096", "--k", "4096",
-                 "--arch", "sm_90a", "--launch-abi", "-1"})
-                .exit_code,
-            2);
+  CommandResult negative_abi =
+      Ctl({"get", "--spec", kW4Spec, "--n", "4096", "--k", "4096", "--arch",
+           "sm_90a", "--launch-abi", "-1"});
+  EXPECT_EQ(negative_abi.exit_code, 2) << negative_abi.output;
+  EXPECT_NE(negative_abi.output.find("launch-abi"), std::string::npos)
+      << negative_abi.output;
   CommandResult down = Ctl({"stats"});
   EXPECT_EQ(down.exit_code, 1);
   EXPECT_NE(down.output.find("unavailable"), std::string::npos) << down.output;

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "gtest/gtest.h"
+#include "kernels/launch_abi.h"
 #include "tests/integration/client/client_test_util.h"
 
 namespace hummingd::testing {
@@ -121,8 +122,19 @@ TEST_F(ClientModeTest, UnsetLaunchAbiIsTheClientsOwn) {
   auto created = KernelClient::Create(
       ClientOptionsFor(ResolveMode::kEmbedded, SocketPath(), EmbeddedDir()));
   ASSERT_TRUE(created.ok()) << created.status();
+  // Prefetch stamps the same ABI: the Resolve after it finds its plan.
+  int prefetched = 0;
+  absl::Status warmed = (*created)->Prefetch(
+      {request}, [&](const v1::PrefetchProgress& progress) {
+        prefetched += progress.status_code() == 0;
+      });
+  ASSERT_TRUE(warmed.ok()) << warmed;
+  EXPECT_EQ(prefetched, 1);
   auto resolved = (*created)->Resolve(request);
   ASSERT_TRUE(resolved.ok()) << resolved.status();
+  EXPECT_TRUE((*resolved)->plan_cached());
+  // The set says which ABI it was planned for (LoadedKernelSet checks it).
+  EXPECT_EQ((*resolved)->launch_abi(), kCurrentLaunchAbi);
   int k_major = 0;
   for (const v1::Kernel& kernel : (*resolved)->kernels()) {
     k_major += kernel.config().find("layout=kmajor") != std::string::npos;
