@@ -102,12 +102,8 @@ bool WgmmaTakesKMajorScales(const GemmTileConfig& tile, const QuantSpec& spec,
       device::wgmma_scale_chunk_tiles(tile.stages, entries, element_bytes);
   const int window_words =
       device::wgmma_chunk_window_words(chunk_tiles, entries, element_bytes);
-  const int64_t chunk_cols =
-      scale_tile_k < tile.block_k
-          ? int64_t{chunk_tiles} * entries
-          : std::min<int64_t>(
-                (chunk_tiles - 1) * int64_t{tile.block_k} / scale_tile_k + 2,
-                chunk_tiles);
+  const int64_t chunk_cols = device::wgmma_k_major_chunk_cols(
+      chunk_tiles, entries, tile.block_k, scale_tile_k);
   const int64_t column_bytes = int64_t{tile.block_n} * element_bytes;
   return chunk_cols * column_bytes <=
              int64_t{tile.block_n} * window_words * 16 &&

@@ -81,11 +81,10 @@ __global__ void __launch_bounds__(kThreads, 2) probe(Params p) {
       // 16 chunks of 16 bytes per token row of the tile.
       for (int c = t; c < x_bytes / 16; c += kThreads) {
         const int row = c / 16;
-        const uint8_t* src = p.x +
-                             (static_cast<size_t>(row) * p.k +
-                              (tile0 + tile) * kBlockK) *
-                                 2 +
-                             (c % 16) * 16;
+        const uint8_t* src =
+            p.x +
+            (static_cast<size_t>(row) * p.k + (tile0 + tile) * kBlockK) * 2 +
+            (c % 16) * 16;
         asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(
                          smem_addr(dst + w_bytes + c * 16)),
                      "l"(src)
@@ -146,35 +145,20 @@ int main() {
   };
   cudaStream_t stream;
   CHECK(cudaStreamCreate(&stream));
+  // The first of 16 replays warms up; the median of the other 15.
   auto time_graph = [&](auto launch_one, int launches) {
-    cudaGraphExec_t exec = capture_graph(stream, launches, launch_one);
-    std::vector<float> times;
-    cudaEvent_t a, b;
-    CHECK(cudaEventCreate(&a));
-    CHECK(cudaEventCreate(&b));
-    for (int r = 0; r < 16; ++r) {
-      CHECK(cudaEventRecord(a, stream));
-      CHECK(cudaGraphLaunch(exec, stream));
-      CHECK(cudaEventRecord(b, stream));
-      CHECK(cudaEventSynchronize(b));
-      float ms;
-      CHECK(cudaEventElapsedTime(&ms, a, b));
-      if (r > 0) times.push_back(ms * 1000.f / launches);
-    }
-    CHECK(cudaGraphExecDestroy(exec));
-    CHECK(cudaEventDestroy(a));
-    CHECK(cudaEventDestroy(b));
-    std::sort(times.begin(), times.end());
-    return times[times.size() / 2];
+    return median_graph_us(stream, launches, 15, launch_one);
   };
-  std::printf("bits block_n tokens share splits        us  weights TB/s  L2->SM TB/s\n");
+  std::printf(
+      "bits block_n tokens share splits        us  weights TB/s  L2->SM "
+      "TB/s\n");
   for (const Variant& v : variants) {
     const int unit_bytes = v.bits == 4 ? 512 : 1024;
     const size_t w_bytes = size_t(n) * k * v.bits / 8;
     const int n_blocks = n / v.block_n;
     const int stages = 4;
-    const int stage_bytes =
-        (v.block_n / 16) * (kBlockK / kUnitK) * unit_bytes + v.tokens * kBlockK * 2;
+    const int stage_bytes = (v.block_n / 16) * (kBlockK / kUnitK) * unit_bytes +
+                            v.tokens * kBlockK * 2;
     const size_t x_reads = size_t(n_blocks / v.share) * v.tokens * k * 2;
     const float us = time_graph(
         [&](int i) {

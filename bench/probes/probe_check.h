@@ -2,12 +2,15 @@
 
 // What the standalone probes in this folder share: CHECK(cuda call), which
 // prints the failing call's place and error and exits (a probe has nothing
-// to recover), and the capture of a launch sequence into one CUDA graph.
+// to recover), the capture of a launch sequence into one CUDA graph, and
+// its median time per launch.
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 #define CHECK(x)                                                            \
   do {                                                                      \
@@ -31,4 +34,31 @@ cudaGraphExec_t capture_graph(cudaStream_t stream, int launches,
   CHECK(cudaGraphInstantiate(&exec, graph, 0));
   CHECK(cudaGraphDestroy(graph));
   return exec;
+}
+
+// Microseconds per launch: the median of `replays` timed replays (CUDA
+// events around each) of one graph of launch(i), i < launches, after one
+// untimed warm-up replay.
+template <class Launch>
+float median_graph_us(cudaStream_t stream, int launches, int replays,
+                      Launch&& launch) {
+  cudaGraphExec_t exec = capture_graph(stream, launches, launch);
+  cudaEvent_t a, b;
+  CHECK(cudaEventCreate(&a));
+  CHECK(cudaEventCreate(&b));
+  std::vector<float> times;
+  for (int r = 0; r <= replays; ++r) {
+    CHECK(cudaEventRecord(a, stream));
+    CHECK(cudaGraphLaunch(exec, stream));
+    CHECK(cudaEventRecord(b, stream));
+    CHECK(cudaEventSynchronize(b));
+    float ms;
+    CHECK(cudaEventElapsedTime(&ms, a, b));
+    if (r > 0) times.push_back(ms * 1000.f / launches);
+  }
+  CHECK(cudaGraphExecDestroy(exec));
+  CHECK(cudaEventDestroy(a));
+  CHECK(cudaEventDestroy(b));
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
 }

@@ -202,26 +202,9 @@ int main() {
   };
   cudaStream_t stream;
   CHECK(cudaStreamCreate(&stream));
+  // The first of 16 replays warms up; the median of the other 15.
   auto time_graph = [&](auto launch_one, int launches) {
-    cudaGraphExec_t exec = capture_graph(stream, launches, launch_one);
-    std::vector<float> times;
-    cudaEvent_t a, b;
-    CHECK(cudaEventCreate(&a));
-    CHECK(cudaEventCreate(&b));
-    for (int r = 0; r < 16; ++r) {
-      CHECK(cudaEventRecord(a, stream));
-      CHECK(cudaGraphLaunch(exec, stream));
-      CHECK(cudaEventRecord(b, stream));
-      CHECK(cudaEventSynchronize(b));
-      float ms;
-      CHECK(cudaEventElapsedTime(&ms, a, b));
-      if (r > 0) times.push_back(ms * 1000.f / launches);
-    }
-    CHECK(cudaGraphExecDestroy(exec));
-    CHECK(cudaEventDestroy(a));
-    CHECK(cudaEventDestroy(b));
-    std::sort(times.begin(), times.end());
-    return times[times.size() / 2];
+    return median_graph_us(stream, launches, 15, launch_one);
   };
   for (int mb : {32, 64}) {
     const size_t bytes = size_t(mb) << 20;

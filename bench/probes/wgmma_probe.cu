@@ -31,6 +31,7 @@ namespace hd = ::hummingd::device;
 
 constexpr int kThreads = 256;  // two warpgroups, as the decode tiles
 constexpr int kSteps = 4096;   // k16 steps per warpgroup per launch
+constexpr int kLaunches = 10;  // per timed graph
 // How a step gets its A fragments: the same registers every step, four
 // register writes of one ALU operation each, or the 4-bit decode.
 constexpr int kFixed = 0;
@@ -100,24 +101,7 @@ void run(cudaStream_t stream, float* sink, int sm_count, int clock_khz) {
     probe<kN, kMode, kBlocksPerSm, kPending, kBatch>
         <<<blocks, kThreads, 0, stream>>>(sink, i);
   };
-  launch(0);
-  CHECK(cudaStreamSynchronize(stream));
-  cudaGraphExec_t exec = capture_graph(stream, 10, launch);
-  cudaEvent_t a, b;
-  CHECK(cudaEventCreate(&a));
-  CHECK(cudaEventCreate(&b));
-  std::vector<float> times;
-  for (int r = 0; r < 7; ++r) {
-    CHECK(cudaEventRecord(a, stream));
-    CHECK(cudaGraphLaunch(exec, stream));
-    CHECK(cudaEventRecord(b, stream));
-    CHECK(cudaEventSynchronize(b));
-    float ms;
-    CHECK(cudaEventElapsedTime(&ms, a, b));
-    times.push_back(ms / 10);
-  }
-  std::sort(times.begin(), times.end());
-  const double ms = times[times.size() / 2];
+  const double ms = median_graph_us(stream, kLaunches, 7, launch) / 1000.0;
   const double flops =
       2.0 * 64 * kN * 16 * kSteps * (kThreads / 128) * double(blocks);
   std::printf(
@@ -125,9 +109,6 @@ void run(cudaStream_t stream, float* sink, int sm_count, int clock_khz) {
       "TFLOP/s  %6.1f cycles/step/warpgroup\n",
       kN, kModeNames[kMode], kBlocksPerSm, kPending, kBatch, ms,
       flops / (ms * 1e-3) / 1e12, ms * clock_khz / kSteps);
-  CHECK(cudaGraphExecDestroy(exec));
-  CHECK(cudaEventDestroy(a));
-  CHECK(cudaEventDestroy(b));
 }
 
 template <int kN>
@@ -225,31 +206,11 @@ void run_roles(cudaStream_t stream, float* sink, int sm_count, int clock_khz) {
   auto launch = [&](int i) {
     split_roles<kSharedA, kRole><<<blocks, kThreads, 0, stream>>>(sink, i);
   };
-  launch(0);
-  CHECK(cudaStreamSynchronize(stream));
-  cudaGraphExec_t exec = capture_graph(stream, 10, launch);
-  cudaEvent_t a, b;
-  CHECK(cudaEventCreate(&a));
-  CHECK(cudaEventCreate(&b));
-  std::vector<float> times;
-  for (int r = 0; r < 7; ++r) {
-    CHECK(cudaEventRecord(a, stream));
-    CHECK(cudaGraphLaunch(exec, stream));
-    CHECK(cudaEventRecord(b, stream));
-    CHECK(cudaEventSynchronize(b));
-    float ms;
-    CHECK(cudaEventElapsedTime(&ms, a, b));
-    times.push_back(ms / 10);
-  }
-  std::sort(times.begin(), times.end());
-  const double ms = times[times.size() / 2];
+  const double ms = median_graph_us(stream, kLaunches, 7, launch) / 1000.0;
   const char* roles[] = {"", "wgmma only", "ALU only", "both"};
   std::printf("split roles, A from %-9s %-10s  %8.3f ms  %6.1f cycles/step\n",
               kSharedA ? "shared" : "registers", roles[kRole], ms,
               ms * clock_khz / kSteps);
-  CHECK(cudaGraphExecDestroy(exec));
-  CHECK(cudaEventDestroy(a));
-  CHECK(cudaEventDestroy(b));
 }
 
 }  // namespace

@@ -89,6 +89,22 @@ HUMMINGD_HD constexpr int wgmma_shared_bytes(int stages, int stage_bytes,
          kWgmmaSharedAlign;
 }
 
+// Columns of k-major scales (layout=kmajor) one chunk of chunk_tiles
+// k-tiles spans. Entries narrower than a tile: whole entries, chunk_tiles *
+// entries of them. Wider: chunk_tiles tiles starting anywhere span at most
+// floor((chunk_tiles - 1) * block_k / scale_tile_k) + 2 columns, and never
+// more than chunk_tiles. The planner (kernels/gemm_config.cc,
+// WgmmaTakesKMajorScales) checks the same number against the chunk buffer.
+HUMMINGD_HD constexpr long long wgmma_k_major_chunk_cols(
+    int chunk_tiles, int entries, int block_k, long long scale_tile_k) {
+  if (scale_tile_k < block_k) {
+    return static_cast<long long>(chunk_tiles) * entries;
+  }
+  const long long spanned =
+      (chunk_tiles - 1) * static_cast<long long>(block_k) / scale_tile_k + 2;
+  return spanned < chunk_tiles ? spanned : chunk_tiles;
+}
+
 // Scale entries one k-tile of kBlockK columns spans (the entry tile is
 // scale_tile_k columns wide).
 HUMMINGD_HD constexpr int wgmma_scale_entries(long long scale_tile_k,
@@ -171,18 +187,9 @@ struct WgmmaConfig : GemmScaleTiling<Format_, kN_, kK_> {
       Tile::kBlockN * kScaleWindowWords * 16;
   // k-major scales: the chunk's columns, each kBlockN elements, in the
   // space of the row windows; a column's elements are kScaleColumnStride
-  // bytes from the previous column's. Entries narrower than a tile: the
-  // chunk is whole entries, kChunkTiles * kScaleEntries of them. Wider:
-  // kChunkTiles tiles starting anywhere span at most
-  // floor((kChunkTiles - 1) * kBlockK / kScaleTileK) + 2 columns.
-  static constexpr int kChunkCols =
-      kScaleTileK < Tile::kBlockK
-          ? kChunkTiles * kScaleEntries
-          : static_cast<int>(
-                (kChunkTiles - 1) * Tile::kBlockK / kScaleTileK + 2 <
-                        kChunkTiles
-                    ? (kChunkTiles - 1) * Tile::kBlockK / kScaleTileK + 2
-                    : kChunkTiles);
+  // bytes from the previous column's.
+  static constexpr int kChunkCols = static_cast<int>(wgmma_k_major_chunk_cols(
+      kChunkTiles, kScaleEntries, Tile::kBlockK, kScaleTileK));
   static constexpr int kScaleColumnStride =
       Tile::kKMajorScales ? Tile::kBlockN * kScaleElementBytes
                           : kScaleElementBytes;
