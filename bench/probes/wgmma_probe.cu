@@ -9,7 +9,8 @@
 // (about 17 per step), and with more groups in flight or two steps per
 // group; it reports TFLOP/s for N = 8..64 at 2 warpgroups x 1, 2 or 4 blocks
 // per SM, and the cycles one warpgroup spends per step (at the maximum SM
-// clock). Results: bench/results/wgmma-probe-2026-11-30.txt.
+// clock). Results: bench/results/wgmma-probe-2026-11-30.txt. Whether the
+// decode overlaps wgmmas issued by other warps: split_roles_probe.cu.
 // Built and run on the GPU machine:
 //
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a \
@@ -129,90 +130,6 @@ void run_all(cudaStream_t stream, float* sink, int sm_count, int clock_khz) {
   run<kN, kDecodeMode, 2, 1, 2>(stream, sink, sm_count, clock_khz);
 }
 
-// Do the decode's ALU operations overlap wgmmas issued by other warps?
-// Warpgroup 0 of each block runs kSteps m64n32k16 wgmmas with fixed
-// operands (A from registers, or both from shared memory: kSharedA), warpgroup
-// 1 runs kSteps rounds of the decode's ~17 ALU operations; kRole picks
-// which of the two runs (1: wgmma only, 2: ALU only, 3: both). If "both"
-// takes about the longer of the two, decode warps beside MMA warps overlap.
-// (Written at the end of the 2026-11-30 session with no device time left:
-// not run yet; bench/decode-notes.md "What to try next" 1.)
-template <bool kSharedA, int kRole>
-__global__ void __launch_bounds__(kThreads, 2)
-    split_roles(float* sink, uint32_t seed) {
-#if defined(HUMMINGD_HAS_WGMMA)
-  __shared__ __align__(1024) uint8_t s_a[64 * 128];
-  __shared__ __align__(1024) uint8_t s_b[64 * 128];
-  for (int i = threadIdx.x; i < 64 * 128 / 4; i += kThreads) {
-    reinterpret_cast<uint32_t*>(s_a)[i] = 0x3c003c00u;
-    reinterpret_cast<uint32_t*>(s_b)[i] = 0x3c003c00u;
-  }
-  __syncthreads();
-  const int warpgroup = threadIdx.x / 128;
-  if (warpgroup == 0 && (kRole & 1)) {
-    const uint64_t desc_a = hd::wgmma_descriptor_k_major_sw128(
-        static_cast<uint32_t>(__cvta_generic_to_shared(s_a)));
-    const uint64_t desc_b = hd::wgmma_descriptor_k_major_sw128(
-        static_cast<uint32_t>(__cvta_generic_to_shared(s_b)));
-    float acc[16];
-    for (int i = 0; i < 16; ++i) acc[i] = 0.f;
-    const uint32_t a[4] = {0x3c003c00u, 0x3c003c00u, 0x3c003c00u, 0x3c003c00u};
-    for (int step = 0; step < kSteps; ++step) {
-      hd::wgmma_wait<1>();
-      hd::wgmma_fence();
-      const uint64_t k = (step & 3) * 2;
-      if constexpr (kSharedA) {
-        asm volatile(
-            "{\n.reg .pred p;\nsetp.ne.u32 p, 1, 0;\n"
-            "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 "
-            "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, "
-            "%14, %15}, %16, %17, p, 1, 1, 0, 0;\n}"
-            : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3]),
-              "+f"(acc[4]), "+f"(acc[5]), "+f"(acc[6]), "+f"(acc[7]),
-              "+f"(acc[8]), "+f"(acc[9]), "+f"(acc[10]), "+f"(acc[11]),
-              "+f"(acc[12]), "+f"(acc[13]), "+f"(acc[14]), "+f"(acc[15])
-            : "l"(desc_a + k), "l"(desc_b + k));
-      } else {
-        hd::wgmma_rs<32, hd::ScalarType::kFp16>(acc, a, desc_b + k);
-      }
-      hd::wgmma_commit();
-    }
-    hd::wgmma_wait<0>();
-    float sum = 0.f;
-    for (int i = 0; i < 16; ++i) sum += acc[i];
-    if (sum == 1234.5f) sink[0] = sum;
-  }
-  if (warpgroup == 1 && (kRole & 2)) {
-    uint32_t words = seed ^ threadIdx.x;
-    uint32_t folded = 0;
-    for (int step = 0; step < kSteps; ++step) {
-      words = words * 1664525u + 1013904223u;
-      for (int p = 0; p < 4; ++p) {
-        uint32_t pair = ((words >> (4 * p)) & 0x000f000fu) | 0x64006400u;
-        asm volatile("sub.rn.f16x2 %0, %0, %1;"
-                     : "+r"(pair)
-                     : "r"(0x64086408u));
-        folded ^= pair;
-      }
-    }
-    if (folded == 0x12345678u) sink[0] = 1.f;
-  }
-#endif
-}
-
-template <bool kSharedA, int kRole>
-void run_roles(cudaStream_t stream, float* sink, int sm_count, int clock_khz) {
-  const int blocks = sm_count * 2;
-  auto launch = [&](int i) {
-    split_roles<kSharedA, kRole><<<blocks, kThreads, 0, stream>>>(sink, i);
-  };
-  const double ms = median_graph_us(stream, kLaunches, 7, launch) / 1000.0;
-  const char* roles[] = {"", "wgmma only", "ALU only", "both"};
-  std::printf("split roles, A from %-9s %-10s  %8.3f ms  %6.1f cycles/step\n",
-              kSharedA ? "shared" : "registers", roles[kRole], ms,
-              ms * clock_khz / kSteps);
-}
-
 }  // namespace
 
 int main() {
@@ -234,10 +151,5 @@ int main() {
   run_all<16>(stream, sink, sms, clock_khz);
   run_all<32>(stream, sink, sms, clock_khz);
   run_all<64>(stream, sink, sms, clock_khz);
-  run_roles<false, 1>(stream, sink, sms, clock_khz);
-  run_roles<false, 2>(stream, sink, sms, clock_khz);
-  run_roles<false, 3>(stream, sink, sms, clock_khz);
-  run_roles<true, 1>(stream, sink, sms, clock_khz);
-  run_roles<true, 3>(stream, sink, sms, clock_khz);
   return 0;
 }
