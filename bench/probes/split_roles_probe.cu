@@ -11,7 +11,7 @@
 // Warpgroup 0 of each block issues kSteps wgmmas m64nNk16 (A from registers
 // or from shared memory, B from shared memory; fixed operands), warpgroup 1
 // runs kSteps x kRounds rounds of the 4-bit decode's ALU operations (four
-// operand pairs per round, about 17 operations), and with kStore reads one
+// operand pairs per round, about 17 operations), and with kAluDecodeStore reads one
 // packed word from shared memory and stores its four pairs (16 bytes) back
 // per round, as a decode-to-shared-memory producer would. kRole picks who
 // runs: 1 wgmma only, 2 ALU only, 3 both. "both" near the larger of the two
@@ -47,6 +47,18 @@ constexpr int kLaunches = 10;  // per timed graph
 constexpr int kWgmmaOnly = 1;
 constexpr int kAluOnly = 2;
 constexpr int kBoth = 3;
+// What the ALU warpgroup runs per round: the 4-bit decode kept in
+// registers, the same with its packed word read from and its pairs stored
+// to shared memory, the decode with an integer operation in place of its
+// f16x2 subtract, or 16 operations of one pipe (f16x2 FMA, fp32 FMA, LOP3).
+constexpr int kAluDecode = 0;
+constexpr int kAluDecodeStore = 1;
+constexpr int kAluDecodeInt = 2;
+constexpr int kAluHalf = 3;
+constexpr int kAluFloat = 4;
+constexpr int kAluInt = 5;
+constexpr const char* kAluNames[] = {"decode",   "decode+LDS/STS", "decode-int",
+                                     "16 HFMA2", "16 FFMA",        "16 LOP3"};
 
 // The accumulator and operand lists of m64nNk16 (N / 2 fp32 per thread).
 #define PROBE_ACC_32                                                        \
@@ -134,7 +146,7 @@ __device__ void issue_wgmma(float (&acc)[kN / 2], const uint32_t (&a)[4],
 #endif
 }
 
-template <int kN, bool kSharedA, int kRounds, bool kStore, int kRole>
+template <int kN, bool kSharedA, int kRounds, int kAlu, int kRole>
 __global__ void __launch_bounds__(kThreads, 2)
     split_roles(float* sink, uint32_t seed) {
 #if defined(HUMMINGD_HAS_WGMMA)
@@ -178,9 +190,32 @@ __global__ void __launch_bounds__(kThreads, 2)
         static_cast<uint32_t>(__cvta_generic_to_shared(s_ring));
     uint32_t words = seed ^ threadIdx.x;
     uint32_t folded = 0;
+    // kAluHalf / kAluFloat / kAluInt: 16 operations of one pipe per round
+    // in 8 independent chains (so that issue, not latency, bounds them).
+    uint32_t chains[8];
+    for (int c = 0; c < 8; ++c) chains[c] = words + c * 0x01000193u;
     for (int round = 0; round < kSteps * kRounds; ++round) {
+      if constexpr (kAlu == kAluHalf || kAlu == kAluFloat || kAlu == kAluInt) {
+        for (int c = 0; c < 16; ++c) {
+          uint32_t& r = chains[c % 8];
+          if constexpr (kAlu == kAluHalf) {
+            asm volatile("fma.rn.f16x2 %0, %0, %1, %2;"
+                         : "+r"(r)
+                         : "r"(0x3c013c01u), "r"(0x00010001u));
+          } else if constexpr (kAlu == kAluFloat) {
+            asm volatile("fma.rn.f32 %0, %0, %1, %2;"
+                         : "+r"(r)
+                         : "f"(1.0001f), "f"(1e-7f));
+          } else {
+            asm volatile("lop3.b32 %0, %0, %1, %2, 0x96;"
+                         : "+r"(r)
+                         : "r"(0x5bd1e995u), "r"(round));
+          }
+        }
+        continue;
+      }
       const uint32_t slot = s_ring_base + (round & 7) * 2048 + lane * 16;
-      if constexpr (kStore) {
+      if constexpr (kAlu == kAluDecodeStore) {
         // The packed word a producer would read: 4 bytes per thread per
         // round, 512 bytes per warpgroup (a 64 x 16 tile of 4-bit codes).
         uint32_t packed;
@@ -193,11 +228,18 @@ __global__ void __launch_bounds__(kThreads, 2)
       uint32_t pairs[4];
       for (int p = 0; p < 4; ++p) {
         pairs[p] = ((words >> (4 * p)) & 0x000f000fu) | 0x64006400u;
-        asm volatile("sub.rn.f16x2 %0, %0, %1;"
-                     : "+r"(pairs[p])
-                     : "r"(0x64086408u));
+        if constexpr (kAlu == kAluDecodeInt) {
+          // The same count with an integer operation in the f16x2
+          // subtract's place (a decode that leaves the magic bias in the
+          // operand and takes it out after the MMA).
+          asm volatile("xor.b32 %0, %0, %1;" : "+r"(pairs[p]) : "r"(round));
+        } else {
+          asm volatile("sub.rn.f16x2 %0, %0, %1;"
+                       : "+r"(pairs[p])
+                       : "r"(0x64086408u));
+        }
       }
-      if constexpr (kStore) {
+      if constexpr (kAlu == kAluDecodeStore) {
         asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(slot),
                      "r"(pairs[0]), "r"(pairs[1]), "r"(pairs[2]), "r"(pairs[3])
                      : "memory");
@@ -205,17 +247,18 @@ __global__ void __launch_bounds__(kThreads, 2)
         folded ^= pairs[0] ^ pairs[1] ^ pairs[2] ^ pairs[3];
       }
     }
+    for (int c = 0; c < 8; ++c) folded ^= chains[c];
     if (folded == 0x12345678u) sink[0] = 1.f;
   }
 #endif
 }
 
-template <int kN, bool kSharedA, int kRounds, bool kStore, int kRole>
+template <int kN, bool kSharedA, int kRounds, int kAlu, int kRole>
 double cycles_per_step(cudaStream_t stream, float* sink, int sm_count,
                        int clock_khz) {
   const int blocks = sm_count * 2;
   auto launch = [&](int i) {
-    split_roles<kN, kSharedA, kRounds, kStore, kRole>
+    split_roles<kN, kSharedA, kRounds, kAlu, kRole>
         <<<blocks, kThreads, 0, stream>>>(sink, i);
   };
   const double ms = median_graph_us(stream, kLaunches, 7, launch) / 1000.0;
@@ -224,24 +267,22 @@ double cycles_per_step(cudaStream_t stream, float* sink, int sm_count,
 
 // One line: the three roles' cycles per step, and where "both" falls
 // between the larger alone (overlap, 0%) and the sum (none, 100%).
-template <int kN, bool kSharedA, int kRounds, bool kStore>
+template <int kN, bool kSharedA, int kRounds, int kAlu>
 void compare(const char* layout, cudaStream_t stream, float* sink, int sms,
              int clock_khz) {
-  const double wgmma =
-      cycles_per_step<kN, kSharedA, kRounds, kStore, kWgmmaOnly>(
-          stream, sink, sms, clock_khz);
-  const double alu = cycles_per_step<kN, kSharedA, kRounds, kStore, kAluOnly>(
+  const double wgmma = cycles_per_step<kN, kSharedA, kRounds, kAlu, kWgmmaOnly>(
       stream, sink, sms, clock_khz);
-  const double both = cycles_per_step<kN, kSharedA, kRounds, kStore, kBoth>(
+  const double alu = cycles_per_step<kN, kSharedA, kRounds, kAlu, kAluOnly>(
+      stream, sink, sms, clock_khz);
+  const double both = cycles_per_step<kN, kSharedA, kRounds, kAlu, kBoth>(
       stream, sink, sms, clock_khz);
   const double larger = wgmma > alu ? wgmma : alu;
   const double smaller = wgmma > alu ? alu : wgmma;
   std::printf(
       "%-16s N=%-3d A from %-9s rounds %d %-13s wgmma %6.1f  ALU %6.1f  "
       "both %6.1f  cycles/step  (both: %3.0f%% of the way to the sum)\n",
-      layout, kN, kSharedA ? "shared" : "registers", kRounds,
-      kStore ? "LDS+STS" : "registers", wgmma, alu, both,
-      100.0 * (both - larger) / smaller);
+      layout, kN, kSharedA ? "shared" : "registers", kRounds, kAluNames[kAlu],
+      wgmma, alu, both, 100.0 * (both - larger) / smaller);
 }
 
 }  // namespace
@@ -260,14 +301,36 @@ int main() {
   const int sms = prop.multiProcessorCount;
   std::printf("%s, %d SMs, %d MHz, 2 blocks per SM, %d steps per launch\n",
               prop.name, sms, clock_khz / 1000, kSteps);
-  compare<32, false, 1, false>("weights as A", stream, sink, sms, clock_khz);
-  compare<32, true, 1, false>("weights as A", stream, sink, sms, clock_khz);
-  compare<32, true, 1, true>("weights as A", stream, sink, sms, clock_khz);
-  compare<64, false, 1, false>("weights as A", stream, sink, sms, clock_khz);
-  compare<64, true, 1, false>("weights as A", stream, sink, sms, clock_khz);
-  compare<64, true, 1, true>("weights as A", stream, sink, sms, clock_khz);
-  compare<128, false, 2, false>("weights as B", stream, sink, sms, clock_khz);
-  compare<128, false, 2, true>("weights as B", stream, sink, sms, clock_khz);
-  compare<128, true, 2, true>("weights as B", stream, sink, sms, clock_khz);
+  compare<32, false, 1, kAluDecode>("weights as A", stream, sink, sms,
+                                    clock_khz);
+  compare<32, true, 1, kAluDecode>("weights as A", stream, sink, sms,
+                                   clock_khz);
+  compare<32, true, 1, kAluDecodeStore>("weights as A", stream, sink, sms,
+                                        clock_khz);
+  compare<64, false, 1, kAluDecode>("weights as A", stream, sink, sms,
+                                    clock_khz);
+  compare<64, true, 1, kAluDecode>("weights as A", stream, sink, sms,
+                                   clock_khz);
+  compare<64, true, 1, kAluDecodeStore>("weights as A", stream, sink, sms,
+                                        clock_khz);
+  compare<128, false, 2, kAluDecode>("weights as B", stream, sink, sms,
+                                     clock_khz);
+  compare<128, false, 2, kAluDecodeStore>("weights as B", stream, sink, sms,
+                                          clock_khz);
+  compare<128, true, 2, kAluDecodeStore>("weights as B", stream, sink, sms,
+                                         clock_khz);
+  // Which pipe collides with the tensor core: the same wgmmas beside one
+  // kind of operation at a time.
+  compare<32, false, 1, kAluDecodeInt>("pipes", stream, sink, sms, clock_khz);
+  compare<32, false, 1, kAluHalf>("pipes", stream, sink, sms, clock_khz);
+  compare<32, false, 1, kAluFloat>("pipes", stream, sink, sms, clock_khz);
+  compare<32, false, 1, kAluInt>("pipes", stream, sink, sms, clock_khz);
+  compare<32, true, 1, kAluHalf>("pipes", stream, sink, sms, clock_khz);
+  compare<32, true, 1, kAluFloat>("pipes", stream, sink, sms, clock_khz);
+  compare<32, true, 1, kAluInt>("pipes", stream, sink, sms, clock_khz);
+  compare<64, false, 1, kAluDecodeInt>("pipes", stream, sink, sms, clock_khz);
+  compare<64, false, 1, kAluHalf>("pipes", stream, sink, sms, clock_khz);
+  compare<64, false, 1, kAluFloat>("pipes", stream, sink, sms, clock_khz);
+  compare<64, false, 1, kAluInt>("pipes", stream, sink, sms, clock_khz);
   return 0;
 }

@@ -38,7 +38,10 @@ constexpr int kLaunches = 10;  // per timed graph
 constexpr int kFixed = 0;
 constexpr int kRewrite = 1;
 constexpr int kDecodeMode = 2;
-constexpr const char* kModeNames[] = {"fixed", "rewrite", "decode"};
+// The decode with an integer operation in its f16x2 subtract's place (the
+// magic bias left in the operand, to be taken out after the MMA).
+constexpr int kDecodeIntMode = 3;
+constexpr const char* kModeNames[] = {"fixed", "rewrite", "decode", "dec-int"};
 
 // kPending: wgmma groups left in flight while a step decodes (the kernel
 // uses 1); kBatch: steps decoded before one fence and their wgmmas issued
@@ -69,15 +72,19 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
         words += 0x00010001u;
         for (int p = 0; p < 4; ++p) r_a[b][p] = words ^ (0x3c003c00u + p);
       }
-      if constexpr (kMode == kDecodeMode) {
+      if constexpr (kMode == kDecodeMode || kMode == kDecodeIntMode) {
         // Four operand pairs from one word, as the 4-bit decode: a LOP3 and
         // a packed subtract per pair (the magic-number trick).
         words = words * 1664525u + 1013904223u;
         for (int p = 0; p < 4; ++p) {
           r_a[b][p] = ((words >> (4 * p)) & 0x000f000fu) | 0x64006400u;
-          asm volatile("sub.rn.f16x2 %0, %0, %1;"
-                       : "+r"(r_a[b][p])
-                       : "r"(0x64086408u));
+          if constexpr (kMode == kDecodeIntMode) {
+            asm volatile("xor.b32 %0, %0, %1;" : "+r"(r_a[b][p]) : "r"(step));
+          } else {
+            asm volatile("sub.rn.f16x2 %0, %0, %1;"
+                         : "+r"(r_a[b][p])
+                         : "r"(0x64086408u));
+          }
         }
       }
     }
@@ -117,6 +124,7 @@ void run_all(cudaStream_t stream, float* sink, int sm_count, int clock_khz) {
   run<kN, kFixed, 1>(stream, sink, sm_count, clock_khz);
   run<kN, kFixed, 2>(stream, sink, sm_count, clock_khz);
   run<kN, kDecodeMode, 2>(stream, sink, sm_count, clock_khz);
+  run<kN, kDecodeIntMode, 2>(stream, sink, sm_count, clock_khz);
   // 64 tokens' 32 accumulators do not fit four blocks' register share
   // without ptxas serializing the wgmmas (C7512).
   if constexpr (kN < 64) {
