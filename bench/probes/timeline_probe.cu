@@ -55,7 +55,10 @@ namespace {
 
 namespace hd = ::hummingd::device;
 
-template <class Config, int kBlocksPerSm>
+// kNull: the same grid, threads and shared memory doing nothing but the
+// launch handshake (let the next kernel in, wait for the previous one),
+// the floor of a launch in this chain.
+template <class Config, int kBlocksPerSm, bool kNull>
 __global__ void __launch_bounds__(Config::kThreads, kBlocksPerSm)
     timeline_gemm(hummingd::GemmArgs args, unsigned long long* timeline) {
 #if defined(HUMMINGD_HAS_WGMMA)  // the device pass for sm_90a
@@ -67,8 +70,16 @@ __global__ void __launch_bounds__(Config::kThreads, kBlocksPerSm)
     asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
     s_timeline_row[7] = sm;
   }
-  hd::run_wgmma_gemm<Config>(args, threadIdx.x, blockIdx.x, blockIdx.y,
-                             blockIdx.z, gridDim.z);
+  if constexpr (kNull) {
+    hummingd_timeline_mark(threadIdx.x, 0);
+    hd::grid_dependents_launch();
+    hd::grid_dependency_wait();
+    hummingd_timeline_mark(threadIdx.x, 1);
+    hummingd_timeline_mark(threadIdx.x, 6);
+  } else {
+    hd::run_wgmma_gemm<Config>(args, threadIdx.x, blockIdx.x, blockIdx.y,
+                               blockIdx.z, gridDim.z);
+  }
 #endif
 }
 
@@ -101,7 +112,7 @@ constexpr uint32_t kHalfMask = 0x03FF03FFu;
 constexpr uint32_t kHalfBase = 0x38003800u;
 
 // Returns the output of the last launch (poisoned before it).
-template <class Config, int kBlocksPerSm>
+template <class Config, int kBlocksPerSm, bool kNull = false>
 std::vector<uint16_t> run_layer(const char* name, int splits, int m, bool pdl) {
   using Tile = typename Config::Tile;
   const long long n = Config::kN, k = Config::kK;
@@ -139,7 +150,7 @@ std::vector<uint16_t> run_layer(const char* name, int splits, int m, bool pdl) {
   fill(x, (x_bytes + 3) / 4 * 4, 5u, kHalfMask, kHalfBase);
   CHECK(cudaMemset(counters, 0, counter_bytes + 16));
 
-  auto kernel = timeline_gemm<Config, kBlocksPerSm>;
+  auto kernel = timeline_gemm<Config, kBlocksPerSm, kNull>;
   const int shared_bytes = Config::kSharedBytes;
   CHECK(cudaFuncSetAttribute(
       kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes));
@@ -216,10 +227,10 @@ std::vector<uint16_t> run_layer(const char* name, int splits, int m, bool pdl) {
   const double bytes = static_cast<double>(per_copy) + x_bytes + y_bytes;
   const double us = percentile(per_launch, 0.5);
   std::printf(
-      "\n## %s, M = %d, %d blocks (%d splits), %d B shared, %s: %.2f us per "
+      "\n## %s%s, M = %d, %d blocks (%d splits), %d B shared, %s: %.2f us per "
       "launch (graph), %.2f TB/s; entry-to-entry median %.2f us\n",
-      name, m, blocks, splits, shared_bytes, pdl ? "PDL" : "no PDL", us,
-      bytes / us * 1e-6, percentile(periods, 0.5));
+      name, kNull ? " (null kernel)" : "", m, blocks, splits, shared_bytes,
+      pdl ? "PDL" : "no PDL", us, bytes / us * 1e-6, percentile(periods, 0.5));
   const int mid = kLaunches / 2;
   const unsigned long long origin = first_entry(mid);
   // The previous launch's last block end, relative to this launch's start.
@@ -313,19 +324,25 @@ using W4 = hd::GemmFormat<hd::CodeKind::kUint, 4, 0, 0, hd::ScaleLayout::kGroup,
                           1, 128, hd::ScalarType::kFp16, hd::ZeroKind::kNone,
                           hd::SecondaryKind::kNone, hd::ScalarType::kFp16,
                           hd::ScalarType::kFp16, false>;
-using Wide8 = hd::WgmmaTile<8, 256, 128, 2, 4, false>;
 using Narrow8 = hd::WgmmaTile<8, 128, 128, 2, 8, false>;
+using Narrow8Short = hd::WgmmaTile<8, 128, 128, 2, 4, false>;
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc > 1) g_csv_dir = argv[1];
   using hd::WgmmaConfig;
-  // Planner v5's M <= 8 tiles and splits on the issue's layers.
-  run_layer<WgmmaConfig<W4, Wide8, 8192, 8192>, 2>("8192x8192", 8, 1, true);
-  run_layer<WgmmaConfig<W4, Wide8, 8192, 8192>, 2>("8192x8192", 8, 1, false);
-  run_layer<WgmmaConfig<W4, Wide8, 8192, 28672>, 2>("8192x28672", 8, 1, true);
-  run_layer<WgmmaConfig<W4, Wide8, 28672, 8192>, 2>("28672x8192", 7, 1, true);
-  run_layer<WgmmaConfig<W4, Narrow8, 4096, 4096>, 2>("4096x4096", 8, 1, true);
-  run_layer<WgmmaConfig<W4, Narrow8, 4096, 14336>, 2>("4096x14336", 8, 1, true);
+  // Planner v12's M <= 8 tiles and splits (four blocks per SM for the
+  // short ring), each beside the null kernel of its grid.
+  using L8192 = WgmmaConfig<W4, Narrow8Short, 8192, 8192>;
+  run_layer<L8192, 4>("8192x8192", 8, 1, true);
+  run_layer<L8192, 4, true>("8192x8192", 8, 1, true);
+  using L4096 = WgmmaConfig<W4, Narrow8, 4096, 4096>;
+  run_layer<L4096, 2>("4096x4096", 8, 1, true);
+  run_layer<L4096, 2, true>("4096x4096", 8, 1, true);
+  using L6144 = WgmmaConfig<W4, Narrow8Short, 6144, 4096>;
+  run_layer<L6144, 4>("6144x4096", 8, 1, true);
+  using L14336 = WgmmaConfig<W4, Narrow8Short, 4096, 14336>;
+  run_layer<L14336, 4>("4096x14336", 16, 1, true);
+  run_layer<L14336, 4, true>("4096x14336", 16, 1, true);
   return 0;
 }
