@@ -259,16 +259,19 @@ constexpr PackedTileRule kFourPerSm8Tokens = {8, 4, kFourBlocksSharedBytes, 8};
 constexpr PackedTileRule kThreePerSm16Tokens = {16, 3, kThreeBlocksSharedBytes,
                                                 12};
 
+// Scale entries narrower than 128 columns along K (groups, or the K side
+// of 2-D blocks).
+bool HasFineScales(const QuantSpec& spec) {
+  return (spec.granularity == ScaleGranularity::kGroup &&
+          spec.group_size < 128) ||
+         (spec.granularity == ScaleGranularity::kBlock && spec.block_k < 128);
+}
+
 std::optional<DecodeCandidate> PackedTileCandidate(
     const PackedTileRule& rule, const DecodeRange& range, const QuantSpec& spec,
     const LayerShape& shape, int sm_count, int smem_limit) {
-  // Scale entries narrower than 128 columns along K (groups, or the K side
-  // of 2-D blocks).
-  const bool fine_scales =
-      (spec.granularity == ScaleGranularity::kGroup && spec.group_size < 128) ||
-      (spec.granularity == ScaleGranularity::kBlock && spec.block_k < 128);
-  if (range.tokens != rule.tokens || spec.weight.bits > 4 || fine_scales ||
-      shape.n % 128 != 0 || shape.k % 128 != 0) {
+  if (range.tokens != rule.tokens || spec.weight.bits > 4 ||
+      HasFineScales(spec) || shape.n % 128 != 0 || shape.k % 128 != 0) {
     return std::nullopt;
   }
   DecodeCandidate candidate;
@@ -301,6 +304,62 @@ std::optional<DecodeCandidate> PackedTileCandidate(
   const bool short_splits =
       k_tiles <= int64_t{rule.max_tiles_per_split} * candidate.splits;
   if (!more_than_two_per_sm || !short_splits) return std::nullopt;
+  return candidate;
+}
+
+// 256-column k-tiles on the small layers at 8 and 16 tokens, split into
+// runs of two k-tiles, where the whole grid fits one wave of block slots.
+// The k-loop is issue-bound (bench/probes/split_roles_probe.cu: ALU and
+// tensor-core time add), and a 128-column tile spends ~30 SASS per k16
+// step of which ~9 are the decode; a 256-column tile halves the per-tile
+// part (copy issue, stage addresses, scale loads): 30.1 -> 21.9 per step
+// at 8 tokens. Measured against the plan (bench/results/
+// tile-sweep-372666e.md, sweeps n and o; M = 1, 16): 4096 x 4096 8x128x256
+// s4 (256 blocks, two per SM) 5.48 against 5.75 µs, bf16 5.57 against
+// 5.85, channel-wise scales 6.09 against 6.61; 16x128x256 s3 6.42 against
+// 7.05, bf16 6.47 against 7.26; 6144 x 4096 8x128x256 s3 three per SM (384
+// blocks) 6.19 against 6.99, bf16 6.32 against 7.41. It lost wherever the
+// grid needs a second wave (8192 x 8192 with 8 splits, 512 blocks: 14.0
+// against 11.7; 4096 x 14336 with 14-16 splits: 13.7 against 11.2; 6144 x
+// 4096 two per SM: 9.0) and at 16 tokens three per SM (6144 x 4096: 10.5
+// against 7.7).
+std::optional<DecodeCandidate> WideKTileCandidate(const DecodeRange& range,
+                                                  const QuantSpec& spec,
+                                                  const LayerShape& shape,
+                                                  int sm_count,
+                                                  int smem_limit) {
+  if ((range.tokens != 8 && range.tokens != 16) || spec.weight.bits > 4 ||
+      HasFineScales(spec) || !IsSmallLayer(shape) || shape.n % 128 != 0 ||
+      shape.k % 256 != 0) {
+    return std::nullopt;
+  }
+  DecodeCandidate candidate;
+  GemmTileConfig& tile = candidate.tile;
+  tile.mma = GemmMma::kWgmma;
+  tile.block_m = range.tokens;
+  tile.warps_m = 1;
+  tile.warps_n = 8;
+  tile.block_n = 128;
+  tile.block_k = 256;
+  const int64_t n_blocks = shape.n / tile.block_n;
+  const int64_t k_tiles = shape.k / tile.block_k;
+  candidate.splits = std::min<int64_t>(k_tiles / 2, 16);
+  if (candidate.splits < 1) return std::nullopt;
+  const int64_t blocks = n_blocks * candidate.splits;
+  int shared_budget = kTwoBlocksSharedBytes;
+  if (blocks <= int64_t{2} * sm_count) {
+    tile.stages = range.tokens == 8 ? 4 : 3;
+  } else if (range.tokens == 8 && blocks <= int64_t{3} * sm_count) {
+    tile.stages = 3;
+    tile.blocks_per_sm = 3;
+    shared_budget = kThreeBlocksSharedBytes;
+  } else {
+    return std::nullopt;
+  }
+  if (tile.SharedBytes(spec) > std::min(shared_budget, smem_limit) ||
+      !ValidateGemmTile(tile, shape.n, shape.k).ok()) {
+    return std::nullopt;
+  }
   return candidate;
 }
 
@@ -382,6 +441,10 @@ absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
               rule, range, spec, shape, sm_count, smem_limit)) {
         chosen = *packed;
       }
+    }
+    if (std::optional<DecodeCandidate> wide_k =
+            WideKTileCandidate(range, spec, shape, sm_count, smem_limit)) {
+      chosen = *wide_k;
     }
     // Only a client that passes the k-major copy as GemmArgs::scales can
     // launch it.

@@ -385,7 +385,9 @@ const GemmCase kCases[] = {
 // 8192 with groups of 64 BN 256 at 8 and 16 tokens (splits of >= 8
 // k-tiles), k-major with groups narrower than a k-tile; 8-bit channel-wise
 // 8192 x 8192 BN 256 at 8 tokens, whose k-major scales are the checkpoint
-// tensor itself. (Bulk (TMA) weight copies are no longer
+// tensor itself; 4-bit 4096 x 4096 (fp16) and 6144 x 4096 (bf16) take
+// 256-column k-tiles at 8 tokens (two and three per SM) and, on 4096 x
+// 4096, at 16 tokens (planner v13). (Bulk (TMA) weight copies are no longer
 // planned, planner v6; hummingd_gemm_bench --override still times them and
 // checks their numerics.)
 std::vector<GemmCase> DecodeCases() {
@@ -404,6 +406,11 @@ std::vector<GemmCase> DecodeCases() {
       GemmCase{"weight=uint4,group=64,scale=fp16", 8192, 8192, kDecode});
   cases.push_back(
       GemmCase{"weight=uint8,group=channel,scale=fp16", 8192, 8192, kDecode});
+  cases.push_back(
+      GemmCase{"weight=uint4,group=128,scale=fp16", 4096, 4096, kDecode});
+  cases.push_back(
+      GemmCase{"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16", 6144,
+               4096, kDecode});
   return cases;
 }
 

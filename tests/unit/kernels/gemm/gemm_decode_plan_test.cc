@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "kernels/codegen.h"
 #include "kernels/gemm_config.h"
@@ -66,11 +67,13 @@ TEST(GemmDecodePlanTest, HopperDecodeRangesAreWgmmaAndFillTheMachine) {
         EXPECT_TRUE(entry.launch.programmatic_dependent_launch);
         EXPECT_TRUE(ValidateGemmTile(*tile, n, k).ok());
         // Every SM gets work, each split keeps >= 4 k-tiles, and the ring
-        // runs at least two tiles ahead.
+        // runs at least two tiles ahead; 256-column k-tiles (twice the
+        // bytes per stage) keep >= 2 per split and run one ahead.
         const int64_t blocks = entry.launch.grid_y * entry.launch.grid_z;
+        const bool wide_k = tile->block_k == 256;
         EXPECT_GE(blocks, 0.8 * 132) << entry.config.text;
-        EXPECT_GE(k / tile->block_k / entry.launch.grid_z, 4);
-        EXPECT_GE(tile->stages, 4);
+        EXPECT_GE(k / tile->block_k / entry.launch.grid_z, wide_k ? 2 : 4);
+        EXPECT_GE(tile->stages, wide_k ? 3 : 4);
         EXPECT_LE(entry.launch.dynamic_shared_memory, 227 * 1024);
         EXPECT_EQ(entry.launch.dynamic_shared_memory,
                   tile->SharedBytes(request.spec));
@@ -164,10 +167,11 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
         "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
        {16, 12, 8, 8}},
+      // 8 tokens: 256-column k-tiles three per SM (384 blocks, one wave).
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
        6144,
        4096,
-       {"tile=8x128x128,warps=1x8,stages=4,mma=wgmma",
+       {"tile=8x128x256,warps=1x8,stages=3,mma=wgmma,blocks=3",
         "tile=16x128x128,warps=1x8,stages=4,mma=wgmma,blocks=3",
         "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
@@ -191,12 +195,13 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
         "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
        {8, 8, 4, 4}},
-      // Splits of 2-4 k-tiles: 128-row tiles at 16 tokens.
+      // 256-column k-tiles at 8 and 16 tokens, two per split (256 blocks,
+      // two per SM).
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
        4096,
        4096,
-       {"tile=8x128x128,warps=1x8,stages=8,mma=wgmma",
-        "tile=16x128x128,warps=1x8,stages=8,mma=wgmma",
+       {"tile=8x128x256,warps=1x8,stages=4,mma=wgmma",
+        "tile=16x128x256,warps=1x8,stages=3,mma=wgmma",
         "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
        {8, 8, 8, 8}},
@@ -308,8 +313,8 @@ TEST(GemmDecodePlanTest, SplitKFillsWavesAndWeighsReductionTraffic) {
 // stub caps their registers at 64); the layers where they lost keep theirs.
 TEST(GemmDecodePlanTest, FourBlocksPerSmTilesFitFourAndTheStubSaysSo) {
   const char* const kW4 = "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16";
-  const std::pair<int64_t, int64_t> four_per_sm[] = {
-      {8192, 8192}, {4096, 14336}, {6144, 4096}};
+  const std::pair<int64_t, int64_t> four_per_sm[] = {{8192, 8192},
+                                                     {4096, 14336}};
   for (auto [n, k] : four_per_sm) {
     SCOPED_TRACE(::testing::Message() << "N=" << n << " K=" << k);
     const KernelRequest request = Request(kW4, n, k);
@@ -347,8 +352,9 @@ TEST(GemmDecodePlanTest, FourBlocksPerSmTilesFitFourAndTheStubSaysSo) {
     EXPECT_NE(stub->source.find("__launch_bounds__(256, 1)"),
               std::string::npos);
   }
+  // 6144 x 4096 moved to 256-column k-tiles three per SM (planner v13).
   const std::pair<int64_t, int64_t> kept[] = {
-      {4096, 4096}, {28672, 8192}, {8192, 28672}};
+      {4096, 4096}, {6144, 4096}, {28672, 8192}, {8192, 28672}};
   for (auto [n, k] : kept) {
     SCOPED_TRACE(::testing::Message() << "N=" << n << " K=" << k);
     absl::StatusOr<Plan> plan = PlanKernels(Request(kW4, n, k));
@@ -463,6 +469,89 @@ TEST(GemmDecodePlanTest, ThreeBlocksPerSmTilesFitThreeAndTheStubSaysSo) {
       EXPECT_EQ(tile->blocks_per_sm, 0) << entry.config.text;
     }
   }
+}
+
+// 256-column k-tiles (planner v13) on the small layers at 8 and 16 tokens,
+// two k-tiles per split, only where the grid fits one wave of block slots;
+// the three-per-SM one says so in its text and its stub, and fits three.
+TEST(GemmDecodePlanTest, WideKTilesOnSmallLayersFitOneWave) {
+  struct Case {
+    const char* spec;
+    int64_t n, k;
+    int range;  // plan entry: 0 (8 tokens) or 1 (16 tokens)
+    const char* tile;
+    int blocks_per_sm;
+  };
+  const Case cases[] = {
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 4096, 4096, 0,
+       "tile=8x128x256,warps=1x8,stages=4,mma=wgmma", 2},
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 4096, 4096, 1,
+       "tile=16x128x256,warps=1x8,stages=3,mma=wgmma", 2},
+      {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16", 4096, 4096, 0,
+       "tile=8x128x256,warps=1x8,stages=4,mma=wgmma", 2},
+      {"weight=uint4,group=channel,scale=fp16", 4096, 4096, 1,
+       "tile=16x128x256,warps=1x8,stages=3,mma=wgmma", 2},
+      {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16", 6144, 4096, 0,
+       "tile=8x128x256,warps=1x8,stages=3,mma=wgmma,blocks=3", 3},
+      {"weight=uint4,group=channel,scale=fp16", 6144, 4096, 0,
+       "tile=8x128x256,warps=1x8,stages=3,mma=wgmma,blocks=3", 3},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(::testing::Message() << c.spec << " N=" << c.n << " K=" << c.k
+                                      << " range " << c.range);
+    const KernelRequest request = Request(c.spec, c.n, c.k);
+    absl::StatusOr<Plan> plan = PlanKernels(request);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    const PlanEntry& entry = plan->entries[c.range];
+    EXPECT_EQ(entry.config.text, c.tile);
+    EXPECT_EQ(c.k / 256 / entry.launch.grid_z, 2);
+    EXPECT_LE(entry.launch.grid_y * entry.launch.grid_z,
+              int64_t{c.blocks_per_sm} * 132);
+    absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(entry.config.text);
+    ASSERT_TRUE(tile.ok()) << tile.status();
+    EXPECT_EQ(WgmmaBlocksPerSm(*tile), c.blocks_per_sm);
+    // 228 KB per SM, 1 KB of it reserved per block.
+    EXPECT_LE(c.blocks_per_sm * (entry.launch.dynamic_shared_memory + 1024),
+              228 * 1024);
+    absl::StatusOr<KernelSource> stub = GenerateStub(request, entry.config);
+    ASSERT_TRUE(stub.ok()) << stub.status();
+    EXPECT_NE(stub->source.find(absl::StrCat("__launch_bounds__(256, ",
+                                             c.blocks_per_sm, ")")),
+              std::string::npos);
+  }
+  // Not where the grid needs a second wave (8192 x 8192, 4096 x 14336,
+  // 16 tokens on 6144 x 4096: three per SM lost there), nor for groups
+  // finer than 128 columns, 8-bit weights, large layers or a K that is not
+  // a multiple of 256.
+  struct Kept {
+    const char* spec;
+    int64_t n, k;
+  };
+  const Kept kept[] = {
+      {"weight=uint4,group=128,scale=fp16", 8192, 8192},
+      {"weight=uint4,group=128,scale=fp16", 4096, 14336},
+      {"weight=uint4,group=128,scale=fp16", 28672, 8192},
+      {"weight=uint4,group=32,scale=fp16", 4096, 4096},
+      {"weight=uint4,group=64,scale=fp16", 6144, 4096},
+      {"weight=uint8,group=128,scale=fp16", 4096, 4096},
+      {"weight=e4m3,group=128,scale=fp16", 6144, 4096},
+      {"weight=uint4,group=128,scale=fp16", 4096, 4224},
+  };
+  for (const Kept& c : kept) {
+    SCOPED_TRACE(::testing::Message()
+                 << c.spec << " N=" << c.n << " K=" << c.k);
+    absl::StatusOr<Plan> plan = PlanKernels(Request(c.spec, c.n, c.k));
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    for (int i = 0; i < 4; ++i) {
+      EXPECT_EQ(plan->entries[i].config.text.find("x256,"), std::string::npos)
+          << plan->entries[i].config.text;
+    }
+  }
+  absl::StatusOr<Plan> w4_6144 = PlanKernels(Request(
+      "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 6144, 4096));
+  ASSERT_TRUE(w4_6144.ok()) << w4_6144.status();
+  EXPECT_EQ(w4_6144->entries[1].config.text,
+            "tile=16x128x128,warps=1x8,stages=4,mma=wgmma,blocks=3");
 }
 
 // k-major scales (planner v12) on the 256-row tiles of specs whose kernel
