@@ -47,12 +47,9 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
   const KTileRange range = split_k_range(Config::kKTiles, split, splits);
   const int tiles = range.end - range.begin;
   // wgmma's swizzle atoms must be 1024-byte aligned; the launch reserves
-  // the slack (wgmma_shared_bytes). Kept in a register: rebuilt from
-  // %cgactaid at each use it cost ~24 instructions per k-tile of the 8- to
-  // 64-token tiles (nvdisasm; bench/decode-notes.md v36).
-  const u32 s_base =
-      opaque_register((shared_address_of(s_dynamic) + (kWgmmaSharedAlign - 1)) &
-                      ~static_cast<u32>(kWgmmaSharedAlign - 1));
+  // the slack (wgmma_shared_bytes).
+  const u32 s_base = (shared_address_of(s_dynamic) + (kWgmmaSharedAlign - 1)) &
+                     ~static_cast<u32>(kWgmmaSharedAlign - 1);
   HUMMINGD_TIMELINE_MARK(thread, 0);  // entry
   WgmmaAccumulators<Config> acc;
   acc.clear();
