@@ -56,7 +56,8 @@ struct GemmTileConfig {
   // wgmma only: the blocks per SM the kernel is built for, i.e. the register
   // cap of its __launch_bounds__ ("blocks=N", 1..4); 0 takes
   // WgmmaBlocksPerSm's rule. The planner sets it only where the rule
-  // differs (16-token tiles at three per SM, planner v12).
+  // differs (16-token tiles at three per SM, planner v12; 8-token
+  // 256-column k-tiles at three per SM, planner v13).
   int blocks_per_sm = 0;
   // wgmma only: the scales come as a [column][row] copy the layer prepares
   // (passed as GemmArgs::scales; kernels/k_major_scales.h), one contiguous run

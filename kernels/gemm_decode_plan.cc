@@ -267,32 +267,48 @@ bool HasFineScales(const QuantSpec& spec) {
          (spec.granularity == ScaleGranularity::kBlock && spec.block_k < 128);
 }
 
-std::optional<DecodeCandidate> PackedTileCandidate(
-    const PackedTileRule& rule, const DecodeRange& range, const QuantSpec& spec,
-    const LayerShape& shape, int sm_count, int smem_limit) {
-  if (range.tokens != rule.tokens || spec.weight.bits > 4 ||
-      HasFineScales(spec) || shape.n % 128 != 0 || shape.k % 128 != 0) {
+// The 128-row, two-warpgroup decode tile of the packed and 256-column
+// k-tile rules for <= 4-bit weights with scale entries >= 128 columns
+// along K, or nullopt where the spec, the shape or `shared_budget` (per
+// block) rule it out. Its launch bounds are spelled out (blocks=N) only
+// where WgmmaBlocksPerSm's rule gives another count, so tiles that match
+// it keep their text.
+std::optional<GemmTileConfig> NarrowDecodeTile(
+    int tokens, int block_k, int stages, int blocks_per_sm, int shared_budget,
+    const QuantSpec& spec, const LayerShape& shape, int smem_limit) {
+  if (spec.weight.bits > 4 || HasFineScales(spec) || shape.n % 128 != 0 ||
+      shape.k % block_k != 0) {
     return std::nullopt;
   }
-  DecodeCandidate candidate;
-  GemmTileConfig& tile = candidate.tile;
+  GemmTileConfig tile;
   tile.mma = GemmMma::kWgmma;
-  tile.block_m = range.tokens;
+  tile.block_m = tokens;
   tile.warps_m = 1;
   tile.warps_n = 8;
   tile.block_n = 128;
-  tile.block_k = 128;
-  tile.stages = 4;
-  // The stub's launch bounds: spelled out (blocks=N) only where
-  // WgmmaBlocksPerSm's rule gives another count, so the four-per-SM tile
-  // keeps its text.
-  if (WgmmaBlocksPerSm(tile) != rule.blocks_per_sm) {
-    tile.blocks_per_sm = rule.blocks_per_sm;
+  tile.block_k = block_k;
+  tile.stages = stages;
+  if (WgmmaBlocksPerSm(tile) != blocks_per_sm) {
+    tile.blocks_per_sm = blocks_per_sm;
   }
-  if (tile.SharedBytes(spec) > std::min(rule.shared_bytes, smem_limit) ||
+  if (tile.SharedBytes(spec) > std::min(shared_budget, smem_limit) ||
       !ValidateGemmTile(tile, shape.n, shape.k).ok()) {
     return std::nullopt;
   }
+  return tile;
+}
+
+std::optional<DecodeCandidate> PackedTileCandidate(
+    const PackedTileRule& rule, const DecodeRange& range, const QuantSpec& spec,
+    const LayerShape& shape, int sm_count, int smem_limit) {
+  if (range.tokens != rule.tokens) return std::nullopt;
+  std::optional<GemmTileConfig> narrow = NarrowDecodeTile(
+      range.tokens, /*block_k=*/128, /*stages=*/4, rule.blocks_per_sm,
+      rule.shared_bytes, spec, shape, smem_limit);
+  if (!narrow.has_value()) return std::nullopt;
+  DecodeCandidate candidate;
+  GemmTileConfig& tile = candidate.tile;
+  tile = *narrow;
   const int64_t n_blocks = shape.n / tile.block_n;
   const int64_t k_tiles = shape.k / tile.block_k;
   candidate.splits =
@@ -307,13 +323,14 @@ std::optional<DecodeCandidate> PackedTileCandidate(
   return candidate;
 }
 
-// 256-column k-tiles on the small layers at 8 and 16 tokens, split into
-// runs of two k-tiles, where the whole grid fits one wave of block slots.
-// The k-loop is issue-bound (bench/probes/split_roles_probe.cu: ALU and
-// tensor-core time add), and a 128-column tile spends ~30 SASS per k16
-// step of which ~9 are the decode; a 256-column tile halves the per-tile
-// part (copy issue, stage addresses, scale loads): 30.1 -> 21.9 per step
-// at 8 tokens. Measured against the plan (bench/results/
+// 256-column k-tiles at 8 and 16 tokens, split into runs of two k-tiles,
+// where the whole grid fits one wave of block slots (which confines them
+// to small layers: N·K <= 3 · SMs · 64 Ki weights). The k-loop is
+// issue-bound (tensor and ALU time add: bench/probes/split_roles_probe.cu,
+// and at <= 16 tokens wgmma_probe.cu), and a 128-column tile spends ~30 SASS
+// per k16 step of which ~9 are the decode; a 256-column tile halves the
+// per-tile part (copy issue, stage addresses, scale loads): 30.1 -> 21.9 per
+// step at 8 tokens. Measured against the plan (bench/results/
 // tile-sweep-372666e.md, sweeps n and o; M = 1, 16): 4096 x 4096 8x128x256
 // s4 (256 blocks, two per SM) 5.48 against 5.75 µs, bf16 5.57 against
 // 5.85, channel-wise scales 6.09 against 6.61; 16x128x256 s3 6.42 against
@@ -322,44 +339,37 @@ std::optional<DecodeCandidate> PackedTileCandidate(
 // grid needs a second wave (8192 x 8192 with 8 splits, 512 blocks: 14.0
 // against 11.7; 4096 x 14336 with 14-16 splits: 13.7 against 11.2; 6144 x
 // 4096 two per SM: 9.0) and at 16 tokens three per SM (6144 x 4096: 10.5
-// against 7.7).
-std::optional<DecodeCandidate> WideKTileCandidate(const DecodeRange& range,
-                                                  const QuantSpec& spec,
-                                                  const LayerShape& shape,
-                                                  int sm_count,
-                                                  int smem_limit) {
-  if ((range.tokens != 8 && range.tokens != 16) || spec.weight.bits > 4 ||
-      HasFineScales(spec) || !IsSmallLayer(shape) || shape.n % 128 != 0 ||
-      shape.k % 256 != 0) {
+// against 7.7). Longer splits were not measured.
+std::optional<DecodeCandidate> K256TileCandidate(const DecodeRange& range,
+                                                 const QuantSpec& spec,
+                                                 const LayerShape& shape,
+                                                 int sm_count, int smem_limit) {
+  constexpr int kBlockK = 256;
+  if ((range.tokens != 8 && range.tokens != 16) || shape.n % 128 != 0 ||
+      shape.k % kBlockK != 0) {
     return std::nullopt;
   }
+  const int64_t n_blocks = shape.n / 128;
+  const int64_t k_tiles = shape.k / kBlockK;
   DecodeCandidate candidate;
-  GemmTileConfig& tile = candidate.tile;
-  tile.mma = GemmMma::kWgmma;
-  tile.block_m = range.tokens;
-  tile.warps_m = 1;
-  tile.warps_n = 8;
-  tile.block_n = 128;
-  tile.block_k = 256;
-  const int64_t n_blocks = shape.n / tile.block_n;
-  const int64_t k_tiles = shape.k / tile.block_k;
   candidate.splits = std::min<int64_t>(k_tiles / 2, 16);
-  if (candidate.splits < 1) return std::nullopt;
+  // Two k-tiles per split (one split of three when the count is odd).
+  if (candidate.splits < 1 || k_tiles > 2 * candidate.splits + 1) {
+    return std::nullopt;
+  }
   const int64_t blocks = n_blocks * candidate.splits;
-  int shared_budget = kTwoBlocksSharedBytes;
+  std::optional<GemmTileConfig> tile;
   if (blocks <= int64_t{2} * sm_count) {
-    tile.stages = range.tokens == 8 ? 4 : 3;
+    tile = NarrowDecodeTile(range.tokens, kBlockK, range.tokens == 8 ? 4 : 3,
+                            /*blocks_per_sm=*/2, kTwoBlocksSharedBytes, spec,
+                            shape, smem_limit);
   } else if (range.tokens == 8 && blocks <= int64_t{3} * sm_count) {
-    tile.stages = 3;
-    tile.blocks_per_sm = 3;
-    shared_budget = kThreeBlocksSharedBytes;
-  } else {
-    return std::nullopt;
+    tile = NarrowDecodeTile(range.tokens, kBlockK, /*stages=*/3,
+                            /*blocks_per_sm=*/3, kThreeBlocksSharedBytes, spec,
+                            shape, smem_limit);
   }
-  if (tile.SharedBytes(spec) > std::min(shared_budget, smem_limit) ||
-      !ValidateGemmTile(tile, shape.n, shape.k).ok()) {
-    return std::nullopt;
-  }
+  if (!tile.has_value()) return std::nullopt;
+  candidate.tile = *tile;
   return candidate;
 }
 
@@ -442,9 +452,9 @@ absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
         chosen = *packed;
       }
     }
-    if (std::optional<DecodeCandidate> wide_k =
-            WideKTileCandidate(range, spec, shape, sm_count, smem_limit)) {
-      chosen = *wide_k;
+    if (std::optional<DecodeCandidate> k256 =
+            K256TileCandidate(range, spec, shape, sm_count, smem_limit)) {
+      chosen = *k256;
     }
     // Only a client that passes the k-major copy as GemmArgs::scales can
     // launch it.

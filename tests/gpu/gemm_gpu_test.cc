@@ -387,7 +387,8 @@ const GemmCase kCases[] = {
 // 8192 x 8192 BN 256 at 8 tokens, whose k-major scales are the checkpoint
 // tensor itself; 4-bit 4096 x 4096 (fp16) and 6144 x 4096 (bf16) take
 // 256-column k-tiles at 8 tokens (two and three per SM) and, on 4096 x
-// 4096, at 16 tokens (planner v13). (Bulk (TMA) weight copies are no longer
+// 4096, at 16 tokens (planner v13), and so does 1024 x 4096 with integer
+// zero points (8 splits of 64 blocks). (Bulk (TMA) weight copies are no longer
 // planned, planner v6; hummingd_gemm_bench --override still times them and
 // checks their numerics.)
 std::vector<GemmCase> DecodeCases() {
@@ -411,6 +412,9 @@ std::vector<GemmCase> DecodeCases() {
   cases.push_back(
       GemmCase{"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16", 6144,
                4096, kDecode});
+  cases.push_back(
+      GemmCase{"weight=uint4,group=128,scale=bf16,zero=int,act=bf16,out=bf16",
+               1024, 4096, kDecode});
   return cases;
 }
 

@@ -156,9 +156,8 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
         "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
        {8, 6, 4, 4}},
-      // Short splits: four 8-token blocks per SM (16 splits, 512 blocks;
-      // 8 splits, 384 blocks) and three 16-token ones (12 splits, 384
-      // blocks; 8 splits, 384 blocks).
+      // Short splits: four 8-token blocks per SM (16 splits, 512 blocks)
+      // and three 16-token ones (12 splits, 384 blocks).
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
        4096,
        14336,
@@ -474,7 +473,7 @@ TEST(GemmDecodePlanTest, ThreeBlocksPerSmTilesFitThreeAndTheStubSaysSo) {
 // 256-column k-tiles (planner v13) on the small layers at 8 and 16 tokens,
 // two k-tiles per split, only where the grid fits one wave of block slots;
 // the three-per-SM one says so in its text and its stub, and fits three.
-TEST(GemmDecodePlanTest, WideKTilesOnSmallLayersFitOneWave) {
+TEST(GemmDecodePlanTest, K256TilesOnSmallLayersFitOneWave) {
   struct Case {
     const char* spec;
     int64_t n, k;
@@ -520,9 +519,10 @@ TEST(GemmDecodePlanTest, WideKTilesOnSmallLayersFitOneWave) {
               std::string::npos);
   }
   // Not where the grid needs a second wave (8192 x 8192, 4096 x 14336,
-  // 16 tokens on 6144 x 4096: three per SM lost there), nor for groups
-  // finer than 128 columns, 8-bit weights, large layers or a K that is not
-  // a multiple of 256.
+  // 28672 x 8192; 16 tokens on 6144 x 4096: three per SM lost there), nor
+  // on splits longer than two k-tiles (1024 x 16384: 64 k-tiles, at most
+  // 16 splits; unmeasured), nor for groups finer than 128 columns, 8-bit
+  // weights or a K that is not a multiple of 256.
   struct Kept {
     const char* spec;
     int64_t n, k;
@@ -536,6 +536,7 @@ TEST(GemmDecodePlanTest, WideKTilesOnSmallLayersFitOneWave) {
       {"weight=uint8,group=128,scale=fp16", 4096, 4096},
       {"weight=e4m3,group=128,scale=fp16", 6144, 4096},
       {"weight=uint4,group=128,scale=fp16", 4096, 4224},
+      {"weight=uint4,group=128,scale=fp16", 1024, 16384},
   };
   for (const Kept& c : kept) {
     SCOPED_TRACE(::testing::Message()
