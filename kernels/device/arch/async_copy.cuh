@@ -19,10 +19,6 @@ namespace hummingd::device {
 
 #if defined(__CUDA_ARCH__)
 
-HUMMINGD_DEVICE u32 shared_address_of(const void* s_ptr) {
-  return static_cast<u32>(__cvta_generic_to_shared(s_ptr));
-}
-
 HUMMINGD_DEVICE void copy_16_async(u32 s_dst, const void* g_src, bool valid) {
 #if defined(HUMMINGD_HAS_CP_ASYNC)
   const u32 src_bytes = valid ? 16u : 0u;

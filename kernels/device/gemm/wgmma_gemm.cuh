@@ -16,6 +16,7 @@
 #include "arch/async_copy.cuh"
 #include "arch/bulk_copy.cuh"
 #include "arch/platform.cuh"
+#include "arch/shared_memory.cuh"
 #include "arch/wgmma.cuh"
 #include "epilogue/gemm_epilogue.cuh"
 #include "gemm/wgmma_config.cuh"

@@ -11,6 +11,7 @@
 
 #include "arch/async_copy.cuh"
 #include "arch/platform.cuh"
+#include "arch/shared_memory.cuh"
 #include "epilogue/gemm_epilogue.cuh"
 #include "gemm/wna16_args.cuh"
 #include "gemm/wna16_config.cuh"

@@ -287,7 +287,9 @@ TEST(GemmDecodePlanTest, AWideTileThatDoesNotFitLeavesTheNarrowOne) {
     absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(entry.config.text);
     ASSERT_TRUE(tile.ok()) << tile.status();
     EXPECT_LE(entry.launch.dynamic_shared_memory, limit) << entry.config.text;
-    if (tile->block_m == 16) EXPECT_EQ(tile->block_n, 128) << entry.config.text;
+    if (tile->block_m == 16) {
+      EXPECT_EQ(tile->block_n, 128) << entry.config.text;
+    }
   }
 }
 
