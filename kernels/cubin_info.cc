@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,11 +29,13 @@ constexpr uint32_t kSectionNobits = 8;  // SHT_NOBITS
 constexpr uint8_t kSymbolFunc = 2;      // STT_FUNC
 constexpr uint8_t kBindGlobal = 1;      // STB_GLOBAL
 
-// .nv.compat: records of (format, attribute, payload) like .nv.info. Formats
+// .nv.info and .nv.compat: records of (format, attribute, payload). Formats
 // 1-3 are 4-byte records (value in bytes 2-3); format 4 carries a u16 size
 // and that many bytes.
-constexpr uint8_t kCompatFormatSized = 4;
+constexpr uint8_t kInfoFormatSized = 4;
 constexpr uint8_t kCompatArchSpecific = 0x09;
+// EIATTR_REGCOUNT in .nv.info, sized: (symbol index u32, registers u32).
+constexpr uint8_t kInfoRegisterCount = 0x2f;
 
 absl::Status Corrupt(std::string_view what) {
   return absl::DataLossError(absl::StrCat("cubin: ", std::string(what)));
@@ -161,31 +164,58 @@ absl::StatusOr<ElfLayout> ReadLayout(const ElfImage& image) {
   return layout;
 }
 
-absl::StatusOr<bool> ReadArchSpecific(std::string_view compat) {
+// Calls visit(format, attribute, value, payload) for every record of a
+// .nv.info-style section (`what` names it in errors); value is bytes 2-3,
+// payload the sized records' bytes.
+template <class Visit>
+absl::Status ForEachInfoRecord(std::string_view section, std::string_view what,
+                               Visit&& visit) {
   size_t at = 0;
-  while (at + 4 <= compat.size()) {
-    const uint8_t format = static_cast<uint8_t>(compat[at]);
-    const uint8_t attribute = static_cast<uint8_t>(compat[at + 1]);
+  while (at + 4 <= section.size()) {
+    const uint8_t format = static_cast<uint8_t>(section[at]);
+    const uint8_t attribute = static_cast<uint8_t>(section[at + 1]);
     const uint16_t value =
-        static_cast<uint16_t>(static_cast<uint8_t>(compat[at + 2]) |
-                              (static_cast<uint8_t>(compat[at + 3]) << 8));
-    if (format == kCompatFormatSized) {
-      at += 4 + size_t{value};
-      continue;
-    }
-    if (format == 0 || format > kCompatFormatSized) {
-      return Corrupt(absl::StrCat(".nv.compat: unknown record format ",
+        static_cast<uint16_t>(static_cast<uint8_t>(section[at + 2]) |
+                              (static_cast<uint8_t>(section[at + 3]) << 8));
+    if (format == 0 || format > kInfoFormatSized) {
+      return Corrupt(absl::StrCat(std::string(what), ": unknown record format ",
                                   static_cast<int>(format)));
     }
-    if (attribute == kCompatArchSpecific) return (value & 0xFFu) != 0;
-    at += 4;
+    std::string_view payload;
+    if (format == kInfoFormatSized) {
+      // A sized record running past the section ends the walk.
+      if (value > section.size() - at - 4) break;
+      payload = section.substr(at + 4, value);
+      at += 4 + size_t{value};
+    } else {
+      at += 4;
+    }
+    visit(format, attribute, value, payload);
   }
-  return false;
+  return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<std::string>> ReadKernels(const ElfImage& image,
-                                                     const ElfLayout& layout) {
-  std::vector<std::string> kernels;
+absl::StatusOr<bool> ReadArchSpecific(std::string_view compat) {
+  bool arch_specific = false;
+  RETURN_IF_ERROR(ForEachInfoRecord(
+      compat, ".nv.compat",
+      [&](uint8_t format, uint8_t attribute, uint16_t value, std::string_view) {
+        if (format != kInfoFormatSized && attribute == kCompatArchSpecific) {
+          arch_specific = (value & 0xFFu) != 0;
+        }
+      }));
+  return arch_specific;
+}
+
+// An entry point: its index in the symbol table, and its name.
+struct KernelSymbol {
+  uint64_t index;
+  std::string name;
+};
+
+absl::StatusOr<std::vector<KernelSymbol>> ReadKernels(const ElfImage& image,
+                                                      const ElfLayout& layout) {
+  std::vector<KernelSymbol> kernels;
   for (const Section& symtab : layout.sections) {
     if (symtab.type != kSectionSymtab) continue;
     if (symtab.link >= layout.sections.size()) {
@@ -211,12 +241,39 @@ absl::StatusOr<std::vector<std::string>> ReadKernels(const ElfImage& image,
       // An entry point owns its own ".text.<name>" section; device
       // functions that were not inlined live inside their caller's.
       if (section_name == absl::StrCat(".text.", std::string(name))) {
-        kernels.emplace_back(name);
+        kernels.push_back(KernelSymbol{at / kSymbolSize, std::string(name)});
       }
     }
   }
-  std::sort(kernels.begin(), kernels.end());
+  std::sort(kernels.begin(), kernels.end(),
+            [](const KernelSymbol& a, const KernelSymbol& b) {
+              return a.name < b.name;
+            });
   return kernels;
+}
+
+// Registers per thread of each entry point, from .nv.info's
+// EIATTR_REGCOUNT records. Informational: a record format this parser does
+// not know ends the walk, never the inspection (a loader must not refuse a
+// newer toolchain's cubin over it).
+void ReadRegisterCounts(std::string_view info,
+                        const std::vector<KernelSymbol>& kernels,
+                        std::map<std::string, int>* registers) {
+  (void)ForEachInfoRecord(
+      info, ".nv.info",
+      [&](uint8_t format, uint8_t attribute, uint16_t, std::string_view data) {
+        if (format != kInfoFormatSized || attribute != kInfoRegisterCount ||
+            data.size() < 8) {
+          return;
+        }
+        const ElfImage record(data);
+        const uint64_t symbol = record.Read(0, 4);
+        for (const KernelSymbol& kernel : kernels) {
+          if (kernel.index == symbol) {
+            (*registers)[kernel.name] = static_cast<int>(record.Read(4, 4));
+          }
+        }
+      });
 }
 
 }  // namespace
@@ -234,15 +291,22 @@ absl::StatusOr<CubinInfo> InspectCubin(std::string_view cubin) {
       static_cast<int>(layout.abi_version >= 8 ? (layout.flags >> 8) & 0xFFu
                                                : layout.flags & 0xFFu);
   if (info.sm == 0) return Corrupt("e_flags names no SM");
+  ASSIGN_OR_RETURN(const std::vector<KernelSymbol> kernels,
+                   ReadKernels(image, layout));
+  for (const KernelSymbol& kernel : kernels)
+    info.kernels.push_back(kernel.name);
   for (const Section& section : layout.sections) {
     ASSIGN_OR_RETURN(const std::string_view name,
                      TableString(layout.section_names, section.name));
-    if (name != ".nv.compat") continue;
-    ASSIGN_OR_RETURN(const std::string_view compat,
+    if (name != ".nv.compat" && name != ".nv.info") continue;
+    ASSIGN_OR_RETURN(const std::string_view bytes,
                      SectionBytes(image, section));
-    ASSIGN_OR_RETURN(info.arch_specific, ReadArchSpecific(compat));
+    if (name == ".nv.compat") {
+      ASSIGN_OR_RETURN(info.arch_specific, ReadArchSpecific(bytes));
+    } else {
+      ReadRegisterCounts(bytes, kernels, &info.registers);
+    }
   }
-  ASSIGN_OR_RETURN(info.kernels, ReadKernels(image, layout));
   return info;
 }
 

@@ -10,6 +10,7 @@
 // attribute 0x09 = 1. Older toolchains (ABI version < 8) kept the SM number
 // in e_flags bits [0, 8).
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,6 +25,9 @@ struct CubinInfo {
   int sm = 0;                  // compute capability * 10: 75, 80, 90, 120...
   bool arch_specific = false;  // sm_90a-style: runs on exactly this SM only
   std::vector<std::string> kernels;  // entry functions, sorted
+  // Registers per thread of each entry function, as the compiler recorded
+  // them (.nv.info EIATTR_REGCOUNT); entries it did not record are absent.
+  std::map<std::string, int> registers;
 
   // "sm_90a", the spelling GpuTarget::ArchName() uses.
   std::string ArchName() const;

@@ -84,6 +84,18 @@ struct GemmTileConfig {
 // file — at most 32 for 256 threads, 4 for 512 — else one.
 int WgmmaBlocksPerSm(const GemmTileConfig& tile);
 
+// Blocks that fit on one sm_90 SM at once: 64 Ki registers allocated per
+// warp in units of 256 (8 per thread), 228 KB of shared memory of which
+// 1 KB is reserved per block, 2048 threads, 32 blocks. A decode kernel that
+// fits more blocks than WgmmaBlocksPerSm plans packs its one-wave grid onto
+// fewer SMs (bench/decode-notes.md v40).
+int Sm90ResidentBlocks(int threads, int registers_per_thread,
+                       int dynamic_shared_bytes);
+
+// The least dynamic shared memory per block at which no more than `blocks`
+// blocks fit on an sm_90 SM.
+int Sm90SharedBytesForAtMost(int blocks);
+
 // Whether `tile` with layout=kmajor compiles for `spec` on a layer of K
 // columns: wgmma_config.cuh's static_assert on the host (one scale per row
 // and no zero points, KMajorScaleSourceOf; the chunk's columns of BN

@@ -12,7 +12,7 @@
 namespace hummingd {
 
 // Bumped whenever planning logic changes what it emits; part of the plan key.
-inline constexpr int kPlannerVersion = 14;
+inline constexpr int kPlannerVersion = 15;
 
 // The largest M a default plan covers.
 inline constexpr int64_t kDefaultMaxM = int64_t{1} << 20;

@@ -63,7 +63,47 @@ TEST(CubinInfoTest, ReadsArchAndEntriesOfRealCubins) {
     EXPECT_EQ(info->kernels,
               (std::vector<std::string>{"alpha_kernel", "zeta_kernel"}))
         << c.arch;
+    // Register counts of exactly the entry points, in the range a thread
+    // can hold (the device function has none of its own).
+    ASSERT_EQ(info->registers.size(), 2u) << c.arch;
+    for (const std::string& kernel : info->kernels) {
+      ASSERT_EQ(info->registers.count(kernel), 1u) << c.arch << " " << kernel;
+      EXPECT_GE(info->registers.at(kernel), 2) << c.arch << " " << kernel;
+      EXPECT_LE(info->registers.at(kernel), 255) << c.arch << " " << kernel;
+    }
   }
+}
+
+// A kernel built for four 512-thread blocks per SM gets at most 32
+// registers, one that keeps 64 floats live needs far more: the counts are
+// the compiler's, not a constant.
+TEST(CubinInfoTest, RegisterCountsFollowTheKernel) {
+  KernelSource source;
+  source.source = R"(
+extern "C" __global__ void __launch_bounds__(512, 4) lean(float* p) {
+  p[threadIdx.x] = 1.0f;
+}
+extern "C" __global__ void wide(const float* in, float* out) {
+  float r[64];
+  for (int i = 0; i < 64; ++i) r[i] = in[threadIdx.x + 256 * i];
+  float acc = 0.0f;
+  for (int j = 0; j < 64; ++j)
+    for (int i = 0; i < 64; ++i) acc += r[i] * r[(i + j) & 63];
+  out[threadIdx.x] = acc;
+}
+)";
+  source.entry = "lean";
+  source.name = "registers.cu";
+  absl::StatusOr<GpuTarget> gpu = ParseGpuArch("sm_90a");
+  ASSERT_TRUE(gpu.ok()) << gpu.status();
+  absl::StatusOr<CompiledKernel> kernel = CompileKernel(source, *gpu);
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  absl::StatusOr<CubinInfo> info = InspectCubin(kernel->cubin);
+  ASSERT_TRUE(info.ok()) << info.status();
+  ASSERT_EQ(info->registers.count("lean"), 1u);
+  ASSERT_EQ(info->registers.count("wide"), 1u);
+  EXPECT_LE(info->registers.at("lean"), 32);
+  EXPECT_GE(info->registers.at("wide"), 64);
 }
 
 TEST(CubinInfoTest, EveryTruncationIsDataLoss) {

@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "kernels/codegen.h"
 #include "kernels/cubin_info.h"
@@ -57,6 +58,12 @@ constexpr GridSpec kGrid[] = {
      4096},
     {"weight=uint4,group=128,scale=bf16,zero=int,act=bf16,out=bf16", 4096,
      14336},
+    // Decode tiles whose weights are narrower or wider than the measured
+    // 4- and 8-bit ones: their register and shared-memory footprints move
+    // the blocks that fit per SM (the residency check below).
+    {"weight=uint3,group=128,scale=fp16", 4096, 4096},
+    {"weight=uint6,group=128,scale=fp16", 4096, 4096},
+    {"weight=uint8,group=128,scale=fp16", 4096, 4096},
 };
 
 const char* const kArchs[] = {"sm_75", "sm_80", "sm_86", "sm_89", "sm_90a"};
@@ -77,6 +84,28 @@ absl::Status CheckCompiled(const Job& job, const KernelSource& source,
   }
   if (!CubinRunsOn(*info, job.request.gpu)) {
     return absl::InternalError("cubin does not run on its own arch");
+  }
+  // A Hopper decode kernel must not fit more blocks per SM than the plan's
+  // residency (the split-K choice and the stub's register cap assume it):
+  // with fewer registers or less shared memory than planned, a one-wave
+  // grid packs onto fewer SMs (bench/decode-notes.md v40).
+  if (job.config.skeleton == kGemmWgmmaSkeleton) {
+    const auto registers = info->registers.find(source.entry);
+    if (registers == info->registers.end()) {
+      return absl::InternalError("cubin records no register count for " +
+                                 source.entry);
+    }
+    absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(job.config.text);
+    if (!tile.ok()) return tile.status();
+    const int resident = Sm90ResidentBlocks(tile->Threads(), registers->second,
+                                            job.config.dynamic_shared_memory);
+    if (resident > WgmmaBlocksPerSm(*tile)) {
+      return absl::InternalError(absl::StrCat(
+          job.config.text, " fits ", resident, " blocks per SM (",
+          registers->second, " registers, ", job.config.dynamic_shared_memory,
+          " bytes of shared memory), ", "planned for ",
+          WgmmaBlocksPerSm(*tile)));
+    }
   }
   return absl::OkStatus();
 }

@@ -6,6 +6,7 @@
 
 #include "kernels/gemm_decode_plan.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <tuple>
@@ -75,8 +76,15 @@ TEST(GemmDecodePlanTest, HopperDecodeRangesAreWgmmaAndFillTheMachine) {
         EXPECT_GE(k / tile->block_k / entry.launch.grid_z, wide_k ? 2 : 4);
         EXPECT_GE(tile->stages, wide_k ? 3 : 4);
         EXPECT_LE(entry.launch.dynamic_shared_memory, 227 * 1024);
+        // The tile's shared memory, padded so that no more blocks than
+        // planned fit on an SM, whatever its register count.
         EXPECT_EQ(entry.launch.dynamic_shared_memory,
-                  tile->SharedBytes(request.spec));
+                  std::max(tile->SharedBytes(request.spec),
+                           Sm90SharedBytesForAtMost(WgmmaBlocksPerSm(*tile))));
+        EXPECT_LE(Sm90ResidentBlocks(tile->Threads(), /*registers=*/1,
+                                     entry.launch.dynamic_shared_memory),
+                  WgmmaBlocksPerSm(*tile))
+            << entry.config.text;
         // Pre-scaled operands only where they won: 8-bit weights at 64
         // tokens.
         EXPECT_EQ(tile->prescaled_scales,
@@ -290,6 +298,22 @@ TEST(GemmDecodePlanTest, AWideTileThatDoesNotFitLeavesTheNarrowOne) {
     if (tile->block_m == 16) {
       EXPECT_EQ(tile->block_n, 128) << entry.config.text;
     }
+  }
+}
+
+// The sm_90 residency arithmetic on the kernels that showed it (decode-notes
+// v40): the 32-token tile at 84 registers fits two blocks, at 80 three.
+TEST(GemmDecodePlanTest, Sm90ResidencyCountsRegistersSharedMemoryAndThreads) {
+  EXPECT_EQ(Sm90ResidentBlocks(256, 84, 74784), 2);  // 88 allocated
+  EXPECT_EQ(Sm90ResidentBlocks(256, 80, 74784), 3);
+  EXPECT_EQ(Sm90ResidentBlocks(256, 56, 50208), 4);  // by shared memory
+  EXPECT_EQ(Sm90ResidentBlocks(1024, 32, 0), 2);     // by threads
+  EXPECT_EQ(Sm90ResidentBlocks(32, 16, 0), 32);      // by the block limit
+  for (int blocks = 1; blocks <= 4; ++blocks) {
+    SCOPED_TRACE(blocks);
+    const int bytes = Sm90SharedBytesForAtMost(blocks);
+    EXPECT_EQ(Sm90ResidentBlocks(256, 1, bytes), blocks);
+    EXPECT_EQ(Sm90ResidentBlocks(256, 1, bytes - 1), blocks + 1);
   }
 }
 

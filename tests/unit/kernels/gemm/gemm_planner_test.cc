@@ -66,8 +66,15 @@ TEST(GemmPlannerTest, TablesAreDeterministicContiguousAndCoverTheLayer) {
         EXPECT_LE(entry.launch.grid_z, k / tile->block_k);
         EXPECT_EQ(entry.launch.block_x, tile->Threads());
         EXPECT_EQ(entry.config.threads_per_block, tile->Threads());
-        EXPECT_EQ(entry.launch.dynamic_shared_memory,
-                  tile->SharedBytes(request.spec));
+        // wgmma tiles ask for enough to keep their planned residency
+        // (gemm_decode_plan_test checks how much).
+        if (tile->mma == GemmMma::kWgmma) {
+          EXPECT_GE(entry.launch.dynamic_shared_memory,
+                    tile->SharedBytes(request.spec));
+        } else {
+          EXPECT_EQ(entry.launch.dynamic_shared_memory,
+                    tile->SharedBytes(request.spec));
+        }
         EXPECT_LE(entry.launch.dynamic_shared_memory, smem_limit);
         // Workspace: only with split-K, linear in the number of m-blocks.
         const int64_t m = entry.m_max == kDefaultMaxM ? 5000 : entry.m_max;
