@@ -52,10 +52,10 @@ PlanEntry MakeGemmPlanEntry(int64_t m_min, int64_t m_max,
   entry.config.dynamic_shared_memory = tile.SharedBytes(spec);
   // A wgmma decode kernel runs exactly the blocks per SM it was planned
   // for: its request for shared memory leaves no room for one more, however
-  // few registers the compiler ends up using. (A kernel that fit three
-  // blocks where two were planned packed its one-wave grid unevenly under
-  // programmatic dependent launch: 8192 x 28672 at M = 32 took 63.7 µs
-  // against 45.7, bench/decode-notes.md v40.)
+  // few registers the compiler ends up using. (A build whose 32-token
+  // kernel fit three blocks where two were planned took 63.7 µs against
+  // 45.7 on 8192 x 28672 at M = 32, most likely by piling its one-wave grid
+  // onto fewer SMs; bench/decode-notes.md v40.)
   if (tile.mma == GemmMma::kWgmma) {
     entry.config.dynamic_shared_memory =
         std::max(entry.config.dynamic_shared_memory,
