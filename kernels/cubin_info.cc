@@ -36,6 +36,7 @@ constexpr uint8_t kInfoFormatSized = 4;
 constexpr uint8_t kCompatArchSpecific = 0x09;
 // EIATTR_REGCOUNT in .nv.info, sized: (symbol index u32, registers u32).
 constexpr uint8_t kInfoRegisterCount = 0x2f;
+constexpr uint64_t kMaxRegistersPerThread = 255;
 
 absl::Status Corrupt(std::string_view what) {
   return absl::DataLossError(absl::StrCat("cubin: ", std::string(what)));
@@ -164,9 +165,9 @@ absl::StatusOr<ElfLayout> ReadLayout(const ElfImage& image) {
   return layout;
 }
 
-// Calls visit(format, attribute, value, payload) for every record of a
-// .nv.info-style section (`what` names it in errors); value is bytes 2-3,
-// payload the sized records' bytes.
+// Calls visit(format, attribute, value, payload) for the records of a
+// .nv.info-style section (`what` names it in errors) until it returns false;
+// value is bytes 2-3, payload the sized records' bytes.
 template <class Visit>
 absl::Status ForEachInfoRecord(std::string_view section, std::string_view what,
                                Visit&& visit) {
@@ -190,7 +191,7 @@ absl::Status ForEachInfoRecord(std::string_view section, std::string_view what,
     } else {
       at += 4;
     }
-    visit(format, attribute, value, payload);
+    if (!visit(format, attribute, value, payload)) break;
   }
   return absl::OkStatus();
 }
@@ -200,9 +201,12 @@ absl::StatusOr<bool> ReadArchSpecific(std::string_view compat) {
   RETURN_IF_ERROR(ForEachInfoRecord(
       compat, ".nv.compat",
       [&](uint8_t format, uint8_t attribute, uint16_t value, std::string_view) {
+        // The first such record decides; the walk ends there.
         if (format != kInfoFormatSized && attribute == kCompatArchSpecific) {
           arch_specific = (value & 0xFFu) != 0;
+          return false;
         }
+        return true;
       }));
   return arch_specific;
 }
@@ -264,15 +268,18 @@ void ReadRegisterCounts(std::string_view info,
       [&](uint8_t format, uint8_t attribute, uint16_t, std::string_view data) {
         if (format != kInfoFormatSized || attribute != kInfoRegisterCount ||
             data.size() < 8) {
-          return;
+          return true;
         }
         const ElfImage record(data);
         const uint64_t symbol = record.Read(0, 4);
+        const uint64_t count = record.Read(4, 4);
+        if (count > kMaxRegistersPerThread) return true;  // corrupt
         for (const KernelSymbol& kernel : kernels) {
           if (kernel.index == symbol) {
-            (*registers)[kernel.name] = static_cast<int>(record.Read(4, 4));
+            (*registers)[kernel.name] = static_cast<int>(count);
           }
         }
+        return true;
       });
 }
 

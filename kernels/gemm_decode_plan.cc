@@ -41,7 +41,8 @@ constexpr DecodeRange kDecodeRanges[] = {
 
 PlanEntry MakeGemmPlanEntry(int64_t m_min, int64_t m_max,
                             const GemmTileConfig& tile, const QuantSpec& spec,
-                            const LayerShape& shape, int64_t splits) {
+                            const LayerShape& shape, int64_t splits,
+                            int smem_limit) {
   PlanEntry entry;
   entry.m_min = m_min;
   entry.m_max = m_max;
@@ -57,9 +58,9 @@ PlanEntry MakeGemmPlanEntry(int64_t m_min, int64_t m_max,
   // 45.7 on 8192 x 28672 at M = 32, most likely by piling its one-wave grid
   // onto fewer SMs; bench/decode-notes.md v40.)
   if (tile.mma == GemmMma::kWgmma) {
-    entry.config.dynamic_shared_memory =
-        std::max(entry.config.dynamic_shared_memory,
-                 Sm90SharedBytesForAtMost(WgmmaBlocksPerSm(tile)));
+    entry.config.dynamic_shared_memory = std::max(
+        entry.config.dynamic_shared_memory,
+        std::min(Sm90SharedBytesForAtMost(WgmmaBlocksPerSm(tile)), smem_limit));
   }
   entry.launch.block_x = tile.Threads();
   entry.launch.grid_x = 1;
@@ -472,7 +473,8 @@ absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
     chosen.tile.k_major_scales = launch_abi >= kLaunchAbiKMajorScales &&
                                  KMajorScalesWin(chosen.tile, spec, shape);
     entries.push_back(MakeGemmPlanEntry(range.m_min, range.m_max, chosen.tile,
-                                        spec, shape, chosen.splits));
+                                        spec, shape, chosen.splits,
+                                        smem_limit));
   }
   return entries;
 }

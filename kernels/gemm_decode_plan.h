@@ -20,10 +20,13 @@ namespace hummingd {
 
 // A GEMM plan entry for `tile` over M in [m_min, m_max] with `splits`
 // split-K slices: grid (ceil(M / BM), N / BN, splits); wgmma tiles launch
-// as programmatic dependents.
+// as programmatic dependents and ask for enough shared memory (up to
+// smem_limit, the GPU's opt-in maximum) that no more blocks than planned
+// fit on an SM.
 PlanEntry MakeGemmPlanEntry(int64_t m_min, int64_t m_max,
                             const GemmTileConfig& tile, const QuantSpec& spec,
-                            const LayerShape& shape, int64_t splits);
+                            const LayerShape& shape, int64_t splits,
+                            int smem_limit);
 
 // The filled fraction of the last wave of blocks x splits on `slots`
 // concurrently resident blocks, discounted by the fp32 partials' traffic

@@ -171,15 +171,23 @@ absl::Status CheckGemmRequest(const KernelRequest& request) {
   return absl::OkStatus();
 }
 
+}  // namespace
+
+int GemmSharedMemoryLimit(const GpuTarget& gpu) {
+  return gpu.max_shared_memory_per_block_optin > 0
+             ? gpu.max_shared_memory_per_block_optin
+             : DefaultSharedOptin(gpu);
+}
+
+namespace {
+
 absl::StatusOr<Plan> PlanGemm(const KernelRequest& request) {
   RETURN_IF_ERROR(CheckGemmRequest(request));
   const QuantSpec& spec = request.spec;
   const LayerShape& shape = request.shape;
   const int sm_count = request.gpu.sm_count > 0 ? request.gpu.sm_count
                                                 : DefaultSmCount(request.gpu);
-  const int smem_limit = request.gpu.max_shared_memory_per_block_optin > 0
-                             ? request.gpu.max_shared_memory_per_block_optin
-                             : DefaultSharedOptin(request.gpu);
+  const int smem_limit = GemmSharedMemoryLimit(request.gpu);
   Plan plan;
   // Hopper serves M <= 64 with the wgmma decode kernels.
   const bool wgmma_decode = WgmmaDecodeApplies(request.gpu, spec, shape);
@@ -204,8 +212,8 @@ absl::StatusOr<Plan> PlanGemm(const KernelRequest& request) {
       splits =
           std::min<int64_t>({splits, 16, std::max<int64_t>(1, k_tiles / 2)});
     }
-    plan.entries.push_back(
-        MakeGemmPlanEntry(range.m_min, range.m_max, tile, spec, shape, splits));
+    plan.entries.push_back(MakeGemmPlanEntry(range.m_min, range.m_max, tile,
+                                             spec, shape, splits, smem_limit));
   }
   return plan;
 }

@@ -14,6 +14,10 @@ namespace hummingd {
 // Bumped whenever planning logic changes what it emits; part of the plan key.
 inline constexpr int kPlannerVersion = 15;
 
+// The dynamic shared memory a block may opt into on `gpu`: the target's
+// own figure, else the arch's (what the planner fits tiles into).
+int GemmSharedMemoryLimit(const GpuTarget& gpu);
+
 // The largest M a default plan covers.
 inline constexpr int64_t kDefaultMaxM = int64_t{1} << 20;
 

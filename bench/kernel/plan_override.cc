@@ -13,6 +13,7 @@
 #include "kernels/gemm_decode_plan.h"
 #include "kernels/launch_abi.h"
 #include "kernels/nvrtc_compiler.h"
+#include "kernels/planner.h"
 #include "kernels/quant_spec.h"
 #include "server/proto_convert.h"
 
@@ -70,7 +71,8 @@ absl::Status ApplyPlanOverrides(const KernelRequest& request,
     }
     const PlanEntry entry =
         MakeGemmPlanEntry(kernel->m_min(), kernel->m_max(), override_entry.tile,
-                          request.spec, request.shape, override_entry.splits);
+                          request.spec, request.shape, override_entry.splits,
+                          GemmSharedMemoryLimit(request.gpu));
     ASSIGN_OR_RETURN(const KernelSource source,
                      GenerateStub(request, entry.config));
     ASSIGN_OR_RETURN(CompiledKernel compiled,

@@ -85,10 +85,11 @@ absl::Status CheckCompiled(const Job& job, const KernelSource& source,
   if (!CubinRunsOn(*info, job.request.gpu)) {
     return absl::InternalError("cubin does not run on its own arch");
   }
-  // A Hopper decode kernel must not fit more blocks per SM than the plan's
-  // residency (the split-K choice and the stub's register cap assume it):
-  // with fewer registers or less shared memory than planned, a one-wave
-  // grid packs onto fewer SMs (bench/decode-notes.md v40).
+  // A Hopper decode kernel runs exactly the plan's blocks per SM (the
+  // split-K choice assumes it): its registers must allow that many (the
+  // stub's launch bounds did their job), and its launch must not fit more
+  // (the planner's shared-memory request does that; without it, uint3 and
+  // uint6 tiles of this grid fit a third block: bench/decode-notes.md v40).
   if (job.config.skeleton == kGemmWgmmaSkeleton) {
     const auto registers = info->registers.find(source.entry);
     if (registers == info->registers.end()) {
@@ -97,14 +98,19 @@ absl::Status CheckCompiled(const Job& job, const KernelSource& source,
     }
     absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(job.config.text);
     if (!tile.ok()) return tile.status();
+    const int planned = WgmmaBlocksPerSm(*tile);
+    if (Sm90ResidentBlocks(tile->Threads(), registers->second, 0) < planned) {
+      return absl::InternalError(absl::StrCat(
+          job.config.text, " needs ", registers->second,
+          " registers, more than ", planned, " blocks per SM allow"));
+    }
     const int resident = Sm90ResidentBlocks(tile->Threads(), registers->second,
                                             job.config.dynamic_shared_memory);
-    if (resident > WgmmaBlocksPerSm(*tile)) {
+    if (resident > planned) {
       return absl::InternalError(absl::StrCat(
           job.config.text, " fits ", resident, " blocks per SM (",
           registers->second, " registers, ", job.config.dynamic_shared_memory,
-          " bytes of shared memory), ", "planned for ",
-          WgmmaBlocksPerSm(*tile)));
+          " bytes of shared memory), planned for ", planned));
     }
   }
   return absl::OkStatus();
@@ -208,7 +214,8 @@ TEST(GemmCompileTest, WgmmaTileOptionsCompileAndChangeTheKernel) {
     EXPECT_TRUE(ValidateGemmTile(*tile, request.shape.n, request.shape.k).ok())
         << text;
     PlanEntry entry =
-        MakeGemmPlanEntry(1, 64, *tile, request.spec, request.shape, 1);
+        MakeGemmPlanEntry(1, 64, *tile, request.spec, request.shape, 1,
+                          GemmSharedMemoryLimit(request.gpu));
     absl::StatusOr<KernelSource> source = GenerateStub(request, entry.config);
     EXPECT_TRUE(source.ok()) << text << ": " << source.status();
     if (!source.ok()) return "";
@@ -242,8 +249,8 @@ TEST(GemmCompileTest, WgmmaTileOptionsCompileAndChangeTheKernel) {
   absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(
       "tile=64x128x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor");
   ASSERT_TRUE(tile.ok()) << tile.status();
-  PlanEntry entry =
-      MakeGemmPlanEntry(1, 64, *tile, request.spec, request.shape, 1);
+  PlanEntry entry = MakeGemmPlanEntry(1, 64, *tile, request.spec, request.shape,
+                                      1, GemmSharedMemoryLimit(request.gpu));
   absl::StatusOr<KernelSource> source = GenerateStub(request, entry.config);
   ASSERT_TRUE(source.ok()) << source.status();
   absl::StatusOr<CompiledKernel> refused = CompileKernel(*source, request.gpu);
@@ -295,7 +302,8 @@ TEST(GemmCompileTest, KMajorScalesCompileExactlyWhereTheHostRuleSays) {
     EXPECT_EQ(tile->k_major_scales, tile->block_n == 256 && rule)
         << text << ": " << plan->entries[0].config.text;
     job.config =
-        MakeGemmPlanEntry(1, 8, k_major, job.request.spec, job.request.shape, 1)
+        MakeGemmPlanEntry(1, 8, k_major, job.request.spec, job.request.shape, 1,
+                          GemmSharedMemoryLimit(job.request.gpu))
             .config;
     job.label = std::string(text) + " " + job.config.text;
     jobs.push_back(std::move(job));

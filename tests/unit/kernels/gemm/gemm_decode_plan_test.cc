@@ -278,6 +278,34 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
   }
 }
 
+// The residency padding never asks for more shared memory than the GPU
+// lets a block opt into: a two-per-SM tile is padded to 76801 bytes, or
+// to a lower opt-in limit, and never below its own footprint.
+TEST(GemmDecodePlanTest, ResidencyPaddingStaysWithinTheOptInLimit) {
+  absl::StatusOr<QuantSpec> spec =
+      ParseSpecText("weight=uint4,group=128,scale=fp16,act=fp16,out=fp16");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  const QuantSpec canonical = Canonicalize(*spec);
+  LayerShape shape;
+  shape.n = 4096;
+  shape.k = 4096;
+  absl::StatusOr<GemmTileConfig> tile =
+      ParseGemmTileText("tile=32x128x128,warps=1x8,stages=3,mma=wgmma");
+  ASSERT_TRUE(tile.ok()) << tile.status();
+  ASSERT_EQ(WgmmaBlocksPerSm(*tile), 2);
+  const int own = tile->SharedBytes(canonical);
+  ASSERT_LT(own, 60000);
+  EXPECT_EQ(MakeGemmPlanEntry(1, 32, *tile, canonical, shape, 1, 232448)
+                .launch.dynamic_shared_memory,
+            Sm90SharedBytesForAtMost(2));
+  EXPECT_EQ(MakeGemmPlanEntry(1, 32, *tile, canonical, shape, 1, 60000)
+                .launch.dynamic_shared_memory,
+            60000);
+  EXPECT_EQ(MakeGemmPlanEntry(1, 32, *tile, canonical, shape, 1, own - 1)
+                .launch.dynamic_shared_memory,
+            own);
+}
+
 // A 256-row candidate that does not fit the shared memory leaves the
 // 128-row tile; it never fails the plan.
 TEST(GemmDecodePlanTest, AWideTileThatDoesNotFitLeavesTheNarrowOne) {
@@ -306,9 +334,10 @@ TEST(GemmDecodePlanTest, AWideTileThatDoesNotFitLeavesTheNarrowOne) {
 TEST(GemmDecodePlanTest, Sm90ResidencyCountsRegistersSharedMemoryAndThreads) {
   EXPECT_EQ(Sm90ResidentBlocks(256, 84, 74784), 2);  // 88 allocated
   EXPECT_EQ(Sm90ResidentBlocks(256, 80, 74784), 3);
-  EXPECT_EQ(Sm90ResidentBlocks(256, 56, 50208), 4);  // by shared memory
-  EXPECT_EQ(Sm90ResidentBlocks(1024, 32, 0), 2);     // by threads
-  EXPECT_EQ(Sm90ResidentBlocks(32, 16, 0), 32);      // by the block limit
+  EXPECT_EQ(Sm90ResidentBlocks(256, 1, 50208), 4);  // by shared memory
+  EXPECT_EQ(Sm90ResidentBlocks(1024, 1, 0), 2);     // by threads
+  EXPECT_EQ(Sm90ResidentBlocks(32, 1, 0), 32);      // by the block limit
+  EXPECT_EQ(Sm90ResidentBlocks(128, 255, 0), 2);    // 256 allocated
   for (int blocks = 1; blocks <= 4; ++blocks) {
     SCOPED_TRACE(blocks);
     const int bytes = Sm90SharedBytesForAtMost(blocks);
