@@ -9,6 +9,7 @@
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "kernels/codegen.h"
+#include "kernels/cubin_info.h"
 #include "kernels/nvrtc_compiler.h"
 #include "kernels/planner.h"
 #include "server/proto_convert.h"
@@ -117,10 +118,20 @@ CompileFunction KernelResolver::MakeCompileFunction(
         absl::StrCat(Describe(request, FormatSpecText(request.spec)), " ",
                      config.skeleton, "[", config.text, "]");
     record.cubin_checksum = Checksum64(record.cubin);
+    // Informational (clients and `hummingctl` show it): the compiler's
+    // register count, when the cubin records one.
+    if (absl::StatusOr<CubinInfo> info = InspectCubin(record.cubin);
+        info.ok()) {
+      const auto registers = info->registers.find(record.entry);
+      if (registers != info->registers.end()) {
+        record.registers = registers->second;
+      }
+    }
     log::Info(absl::StrCat(
         "event=compiled key=", artifact_key.substr(0, 16),
         " arch=", record.arch, " ms=", static_cast<int64_t>(record.compile_ms),
-        " bytes=", record.cubin.size(), " what=\"", record.description, "\""));
+        " registers=", record.registers, " bytes=", record.cubin.size(),
+        " what=\"", record.description, "\""));
 
     auto artifact = std::make_shared<const ArtifactRecord>(std::move(record));
     absl::Status put = store_->PutArtifact(artifact_key, *artifact);

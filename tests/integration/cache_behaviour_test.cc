@@ -25,6 +25,9 @@ TEST_F(CacheBehaviourTest, MissThenHitServesIdenticalBytes) {
   EXPECT_GT(compiled.cubin().size(), 1000u);
   EXPECT_EQ(compiled.entry(), "hummingd_dequant");
   EXPECT_GT(compiled.compile_ms(), 0.0);
+  // The compiler's register count, read from the cubin and kept with it.
+  EXPECT_GE(compiled.registers(), 1);
+  EXPECT_LE(compiled.registers(), 255);
   EXPECT_GT(compiled.launch().block_x(), 0);
   EXPECT_GT(compiled.launch().grid_x(), 0);
 
@@ -34,6 +37,7 @@ TEST_F(CacheBehaviourTest, MissThenHitServesIdenticalBytes) {
   EXPECT_EQ(hit.outcome(), v1::CACHE_OUTCOME_HIT);
   EXPECT_EQ(hit.cubin(), compiled.cubin());
   EXPECT_EQ(hit.artifact_key(), compiled.artifact_key());
+  EXPECT_EQ(hit.registers(), compiled.registers());
   EXPECT_TRUE(second.kernel_set().plan_cached());
 
   EXPECT_EQ(Counter(*stub, "compiles"), 1);
