@@ -88,26 +88,17 @@ int WgmmaBlocksPerSm(const GemmTileConfig& tile) {
   return accumulators <= 4 ? 2 : 1;
 }
 
-namespace {
-constexpr int kSm90Registers = 64 * 1024;
-constexpr int kSm90SharedBytes = 228 * 1024;
-constexpr int kSm90ReservedSharedPerBlock = 1024;
-}  // namespace
-
 int Sm90ResidentBlocks(int threads, int registers_per_thread,
                        int dynamic_shared_bytes) {
+  constexpr int kRegisters = 64 * 1024;
   constexpr int kThreads = 2048;
   constexpr int kBlocks = 32;
   const int allocated = (registers_per_thread + 7) / 8 * 8;
-  const int by_registers = kSm90Registers / std::max(1, allocated * threads);
-  const int by_shared =
-      kSm90SharedBytes / (dynamic_shared_bytes + kSm90ReservedSharedPerBlock);
+  const int by_registers = kRegisters / std::max(1, allocated * threads);
+  const int by_shared = kSm90SharedBytesPerSm /
+                        (dynamic_shared_bytes + kSm90ReservedSharedPerBlock);
   const int by_threads = kThreads / std::max(1, threads);
   return std::min({by_registers, by_shared, by_threads, kBlocks});
-}
-
-int Sm90SharedBytesForAtMost(int blocks) {
-  return kSm90SharedBytes / (blocks + 1) - kSm90ReservedSharedPerBlock + 1;
 }
 
 bool WgmmaTakesKMajorScales(const GemmTileConfig& tile, const QuantSpec& spec,

@@ -92,9 +92,21 @@ int WgmmaBlocksPerSm(const GemmTileConfig& tile);
 int Sm90ResidentBlocks(int threads, int registers_per_thread,
                        int dynamic_shared_bytes);
 
+// sm_90 shared memory: 228 KB per SM, 1 KB of it reserved per block.
+inline constexpr int kSm90SharedBytesPerSm = 228 * 1024;
+inline constexpr int kSm90ReservedSharedPerBlock = 1024;
+
+// The most dynamic shared memory per block at which `blocks` blocks still
+// fit on an sm_90 SM.
+constexpr int Sm90SharedBytesForAtLeast(int blocks) {
+  return kSm90SharedBytesPerSm / blocks - kSm90ReservedSharedPerBlock;
+}
+
 // The least dynamic shared memory per block at which no more than `blocks`
 // blocks fit on an sm_90 SM.
-int Sm90SharedBytesForAtMost(int blocks);
+constexpr int Sm90SharedBytesForAtMost(int blocks) {
+  return Sm90SharedBytesForAtLeast(blocks + 1) + 1;
+}
 
 // Whether `tile` with layout=kmajor compiles for `spec` on a layer of K
 // columns: wgmma_config.cuh's static_assert on the host (one scale per row

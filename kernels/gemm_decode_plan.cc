@@ -13,11 +13,16 @@ namespace hummingd {
 namespace {
 
 // Shared memory per block for four, three, two and one blocks per SM
-// (228 KB per SM, 1 KB of it reserved per block).
-constexpr int kFourBlocksSharedBytes = 56 * 1024;
-constexpr int kThreeBlocksSharedBytes = 75 * 1024;
-constexpr int kTwoBlocksSharedBytes = 113 * 1024;
-constexpr int kOneBlockSharedBytes = 227 * 1024;
+// (56, 75, 113 and 227 KB).
+constexpr int kFourBlocksSharedBytes = Sm90SharedBytesForAtLeast(4);
+constexpr int kThreeBlocksSharedBytes = Sm90SharedBytesForAtLeast(3);
+constexpr int kTwoBlocksSharedBytes = Sm90SharedBytesForAtLeast(2);
+constexpr int kOneBlockSharedBytes = Sm90SharedBytesForAtLeast(1);
+static_assert(kFourBlocksSharedBytes == 56 * 1024 &&
+                  kThreeBlocksSharedBytes == 75 * 1024 &&
+                  kTwoBlocksSharedBytes == 113 * 1024 &&
+                  kOneBlockSharedBytes == 227 * 1024,
+              "the budgets the sweeps were planned with");
 constexpr int kMaxStages = 12;
 // Layers below 8192 x 8192 weights (issue 5's "smaller layers") are
 // launch- and ramp-bound rather than stream-bound; a few measured choices

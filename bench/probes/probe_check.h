@@ -21,6 +21,29 @@
     }                                                                       \
   } while (0)
 
+// What the compute probes set up alike: the GPU's properties, its maximum
+// SM clock (they count cycles at it), a stream, and a 4-byte sink their
+// kernels write to keep their results alive.
+struct ProbeGpu {
+  cudaDeviceProp prop;
+  int sms;
+  int clock_khz;
+  cudaStream_t stream;
+  float* sink;
+};
+
+inline ProbeGpu open_probe_gpu() {
+  ProbeGpu gpu{};
+  int device = 0;
+  CHECK(cudaGetDevice(&device));
+  CHECK(cudaGetDeviceProperties(&gpu.prop, device));
+  gpu.sms = gpu.prop.multiProcessorCount;
+  CHECK(cudaDeviceGetAttribute(&gpu.clock_khz, cudaDevAttrClockRate, device));
+  CHECK(cudaStreamCreate(&gpu.stream));
+  CHECK(cudaMalloc(&gpu.sink, 4));
+  return gpu;
+}
+
 // launch(i) for i < launches, captured on `stream` into one instantiated
 // graph (the caller destroys it).
 template <class Launch>

@@ -11,8 +11,8 @@
 // Warpgroup 0 of each block issues kSteps wgmmas m64nNk16 (A from registers
 // or from shared memory, B from shared memory; fixed operands), warpgroup 1
 // runs kSteps x kRounds rounds of the 4-bit decode's ALU operations (four
-// operand pairs per round, about 17 operations), and with kAluDecodeStore reads one
-// packed word from shared memory and stores its four pairs (16 bytes) back
+// operand pairs per round, about 17 operations), and with kAluDecodeStore reads
+// one packed word from shared memory and stores its four pairs (16 bytes) back
 // per round, as a decode-to-shared-memory producer would. kRole picks who
 // runs: 1 wgmma only, 2 ALU only, 3 both. "both" near the larger of the two
 // alone means the roles overlap; near their sum means they do not.
@@ -288,17 +288,7 @@ void compare(const char* layout, cudaStream_t stream, float* sink, int sms,
 }  // namespace
 
 int main() {
-  int device = 0;
-  CHECK(cudaGetDevice(&device));
-  cudaDeviceProp prop;
-  CHECK(cudaGetDeviceProperties(&prop, device));
-  float* sink;
-  CHECK(cudaMalloc(&sink, 4));
-  cudaStream_t stream;
-  CHECK(cudaStreamCreate(&stream));
-  int clock_khz = 0;  // the SM clock's maximum (cycles assume it)
-  CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device));
-  const int sms = prop.multiProcessorCount;
+  const auto [prop, sms, clock_khz, stream, sink] = open_probe_gpu();
   std::printf("%s, %d SMs, %d MHz, 2 blocks per SM, %d steps per launch\n",
               prop.name, sms, clock_khz / 1000, kSteps);
   compare<32, false, 1, kAluDecode>("weights as A", stream, sink, sms,

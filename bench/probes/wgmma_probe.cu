@@ -141,17 +141,7 @@ void run_all(cudaStream_t stream, float* sink, int sm_count, int clock_khz) {
 }  // namespace
 
 int main() {
-  int device = 0;
-  CHECK(cudaGetDevice(&device));
-  cudaDeviceProp prop;
-  CHECK(cudaGetDeviceProperties(&prop, device));
-  float* sink;
-  CHECK(cudaMalloc(&sink, 4));
-  cudaStream_t stream;
-  CHECK(cudaStreamCreate(&stream));
-  int clock_khz = 0;  // the SM clock's maximum (cycles assume it)
-  CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device));
-  const int sms = prop.multiProcessorCount;
+  const auto [prop, sms, clock_khz, stream, sink] = open_probe_gpu();
   std::printf(
       "%s, %d SMs, %d MHz, %d steps of m64nNk16 per warpgroup per launch\n",
       prop.name, sms, clock_khz / 1000, kSteps);
