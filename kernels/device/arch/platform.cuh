@@ -48,6 +48,16 @@ static_assert(sizeof(u8) == 1 && sizeof(u16) == 2 && sizeof(u32) == 4 &&
                   sizeof(u64) == 8 && sizeof(i64) == 8 && sizeof(float) == 4,
               "fixed-width typedefs do not match this compiler");
 
+#if defined(__CUDA_ARCH__)
+// The value, hidden from the optimizer so that it stays in a register:
+// nvcc otherwise recomputes a value it finds cheap (a shared-memory base
+// from %cgactaid) at every use inside a loop.
+HUMMINGD_DEVICE u32 opaque_register(u32 value) {
+  asm volatile("" : "+r"(value));
+  return value;
+}
+#endif
+
 HUMMINGD_HD u32 float_as_bits(float value) {
 #if defined(__CUDA_ARCH__)
   return __float_as_uint(value);

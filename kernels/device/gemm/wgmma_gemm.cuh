@@ -48,9 +48,15 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
   const KTileRange range = split_k_range(Config::kKTiles, split, splits);
   const int tiles = range.end - range.begin;
   // wgmma's swizzle atoms must be 1024-byte aligned; the launch reserves
-  // the slack (wgmma_shared_bytes).
-  const u32 s_base = (shared_address_of(s_dynamic) + (kWgmmaSharedAlign - 1)) &
-                     ~static_cast<u32>(kWgmmaSharedAlign - 1);
+  // the slack (wgmma_shared_bytes). Kept in a register: rebuilt from
+  // %cgactaid at each use it cost ~24 instructions per k-tile (nvdisasm),
+  // and pinned it measured 0.96-0.99x on the 8- to 64-token tiles; not on
+  // pre-scaled tiles, where it measured 1.025x twice (bench/decode-notes.md
+  // v38, v40, v41).
+  const u32 s_aligned =
+      (shared_address_of(s_dynamic) + (kWgmmaSharedAlign - 1)) &
+      ~static_cast<u32>(kWgmmaSharedAlign - 1);
+  const u32 s_base = Tile::kPrescaled ? s_aligned : opaque_register(s_aligned);
   HUMMINGD_TIMELINE_MARK(thread, 0);  // entry
   WgmmaAccumulators<Config> acc;
   acc.clear();

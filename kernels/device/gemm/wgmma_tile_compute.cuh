@@ -3,7 +3,9 @@
 // One k-tile of the Hopper decode GEMM (gemm/wgmma_gemm.cuh): each warp
 // decodes its 16 weight rows of every 64-row block straight into wgmma A
 // registers, double-buffered per k16 step (wait_group 1) so that the decode
-// of step s overlaps the tensor cores' work on step s - 1.
+// of step s overlaps the tensor cores' work on step s - 1. At 8 tokens the
+// same registers feed warp-level mma.sync m16n8k16 instead (sync_mma_step):
+// half the tensor time per weight, and no fence, commit or wait.
 //
 // Two ways to apply the scales (WgmmaScalePlan):
 //  - Pre-scaled: every operand pair is (q - z) * s in the activation type
@@ -23,12 +25,14 @@
 // Every step index below is a compile-time constant once the loops unroll,
 // so fold points cost nothing at run time.
 
+#include "arch/ldmatrix.cuh"
 #include "arch/platform.cuh"
 #include "arch/shared_memory.cuh"
 #include "arch/wgmma.cuh"
 #include "gemm/wgmma_config.cuh"
 #include "memory/gemm_tiles.cuh"
 #include "memory/wgmma_tiles.cuh"
+#include "mma/warp_mma.cuh"
 #include "numeric/fragment_decode.cuh"
 #include "numeric/operand_decode.cuh"
 
@@ -187,6 +191,56 @@ load_decoder_entry(const WgmmaChunk<Config>& chunk, int r, int j, int k_tile0,
   return Decoder::prepare(raw_scale, raw_zero);
 }
 
+// One k16 step's wgmmas (m64nNk16, one per row block) in one group. With
+// deferred scales the period's first step starts the partial sums
+// (scale-d = 0).
+template <class Config>
+HUMMINGD_DEVICE void wgmma_step(WgmmaAccumulators<Config>& acc,
+                                const u32 (&r_a)[Config::kRowBlocks][4],
+                                u64 desc_x, bool starts_fold) {
+  constexpr int kT = Config::kTokens;
+  constexpr ScalarType kType = Config::Format::kActivationType;
+  wgmma_fence();
+  HUMMINGD_UNROLL
+  for (int r = 0; r < Config::kRowBlocks; ++r) {
+    if constexpr (!WgmmaScalePlan<Config>::kDeferred) {
+      wgmma_rs<kT, kType>(acc.total[r], r_a[r], desc_x);
+    } else if (starts_fold) {
+      wgmma_rs<kT, kType, false>(acc.part[r], r_a[r], desc_x);
+    } else {
+      wgmma_rs<kT, kType, true>(acc.part[r], r_a[r], desc_x);
+    }
+  }
+  wgmma_commit();
+}
+
+// The same step at 8 tokens on warp-level mma.sync m16n8k16: each warp's
+// 16 rows of a row block are m16n8k16's A fragment, and its accumulators
+// are m64n8k16's per warp, so only the B operand moves (r_b: ldmatrix'ed
+// fragments of a step pair, half `pair_half` of them for this step).
+template <class Config>
+HUMMINGD_DEVICE void sync_mma_step(WgmmaAccumulators<Config>& acc,
+                                   const u32 (&r_a)[Config::kRowBlocks][4],
+                                   const u32 (&r_b)[4], int pair_half,
+                                   bool starts_fold) {
+  static_assert(Config::kTokens == 8, "m16n8k16 covers 8 tokens");
+  constexpr ScalarType kType = Config::Format::kActivationType;
+  const u32 r_b_step[2] = {r_b[2 * pair_half], r_b[2 * pair_half + 1]};
+  HUMMINGD_UNROLL
+  for (int r = 0; r < Config::kRowBlocks; ++r) {
+    if constexpr (!WgmmaScalePlan<Config>::kDeferred) {
+      mma_k16<kType>(acc.total[r], r_a[r], r_b_step);
+    } else {
+      if (starts_fold) {
+        // ptxas turns these into the MMA's zero C operand.
+        HUMMINGD_UNROLL
+        for (int i = 0; i < 4; ++i) acc.part[r][i] = 0.0f;
+      }
+      mma_k16<kType>(acc.part[r], r_a[r], r_b_step);
+    }
+  }
+}
+
 // Computes the k-tile at column k_tile0 from the stage at s_stage, with the
 // scales of `chunk`. has_previous_tile: an earlier tile of this split ran
 // (its last period is folded at this tile's first step).
@@ -207,6 +261,16 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
   constexpr int kEntriesPerUnit =
       Plan::kDeferred || Config::kScaleTileK >= 64 ? 1 : 4;
   const u64 desc_stage = wgmma_descriptor_k_major_sw128(s_stage);
+  // 8 tokens: warp-level mma.sync m16n8k16 in place of m64n8k16, which
+  // costs as much tensor time as m64n16k16 (half the weight per unit of it;
+  // bench/results/mma-sync-probe-2026-11-30.txt; A/B q in decode-notes v41:
+  // 0.970-1.004x). B fragments by ldmatrix from the same swizzled tile:
+  // lane l gives the row of token l % 8 at 16-byte chunk l / 8 of a step
+  // pair (chunk c of token t lies at c ^ t; the second pair of a 64-column
+  // panel is chunk + 4, bit 6 of the offset).
+  constexpr bool kSyncMma = Config::kTokens == 8;
+  const u32 ldsm_lane_offset = static_cast<u32>(
+      (lane & 7) * kWgmmaSwizzleRowBytes + (((lane >> 3) ^ (lane & 7)) << 4));
   // Deferred: the current fold's decoder entries (zero points only).
   Entry r_fold_entry[kR][2];
   // The lane words of unit ku of every row block; unit ku + 1's are loaded
@@ -229,6 +293,7 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
   for (int ku = 0; ku < Config::kUnitsKPerTile; ++ku) {
     if (ku + 1 < Config::kUnitsKPerTile) load_unit_words(ku + 1);
     Entry r_unit_entry[kR][kEntriesPerUnit][2];
+    u32 r_b[4];  // kSyncMma: B fragments of a step pair
     HUMMINGD_UNROLL
     for (int r = 0; r < kR; ++r) {
       if constexpr (!Plan::kDeferred) {
@@ -247,7 +312,7 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
       const int q = ku * 4 + s;
       const bool starts_fold = q % Plan::kStepsPerFold == 0;
       // The wgmma of step s - 2 read the A registers this step rewrites.
-      wgmma_wait<1>();
+      if constexpr (!kSyncMma) wgmma_wait<1>();
       // Deferred: the new period's scales and decoder entries (zero
       // points), loaded before the decode that hides their latency.
       float r_new_scale[kR][2];
@@ -293,7 +358,7 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
           // The previous period's last wgmma (step s - 1) is the only one
           // that can still be in flight.
           if (q > 0 || has_previous_tile) {
-            wgmma_wait<0>();
+            if constexpr (!kSyncMma) wgmma_wait<0>();
             acc.fold();
           }
           HUMMINGD_UNROLL
@@ -303,27 +368,27 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
           }
         }
       }
-      wgmma_fence();
-      // The start address is the descriptor's low field (16-byte units);
-      // the stage is 1024-aligned, so adding the panel and k16 offsets
-      // never carries out of it.
-      const u64 desc_x =
-          desc_stage +
-          static_cast<u64>(
-              (ku * Config::kTokens * kWgmmaSwizzleRowBytes + s * 32) >> 4);
-      HUMMINGD_UNROLL
-      for (int r = 0; r < kR; ++r) {
-        constexpr int kT = Config::kTokens;
-        constexpr ScalarType kType = Format::kActivationType;
-        if constexpr (!Plan::kDeferred) {
-          wgmma_rs<kT, kType>(acc.total[r], r_a[r], desc_x);
-        } else if (starts_fold) {
-          wgmma_rs<kT, kType, false>(acc.part[r], r_a[r], desc_x);
-        } else {
-          wgmma_rs<kT, kType, true>(acc.part[r], r_a[r], desc_x);
+      if constexpr (kSyncMma) {
+        if (s % 2 == 0) {
+          ldmatrix_x4(r_b,
+                      s_stage +
+                          static_cast<u32>(ku * Config::kTokens *
+                                           kWgmmaSwizzleRowBytes) +
+                          (s == 0 ? ldsm_lane_offset : ldsm_lane_offset ^ 64u));
         }
+        sync_mma_step<Config>(acc, r_a, r_b, s & 1, starts_fold);
+      } else {
+        // The start address is the descriptor's low field (16-byte units);
+        // the stage is 1024-aligned, so adding the panel and k16 offsets
+        // never carries out of it.
+        wgmma_step<Config>(
+            acc, r_a,
+            desc_stage +
+                static_cast<u64>(
+                    (ku * Config::kTokens * kWgmmaSwizzleRowBytes + s * 32) >>
+                    4),
+            starts_fold);
       }
-      wgmma_commit();
     }
   }
 }
