@@ -356,7 +356,19 @@ std::optional<DecodeCandidate> PackedTileCandidate(
 // grid needs a second wave (8192 x 8192 with 8 splits, 512 blocks: 14.0
 // against 11.7; 4096 x 14336 with 14-16 splits: 13.7 against 11.2; 6144 x
 // 4096 two per SM: 9.0) and at 16 tokens three per SM (6144 x 4096: 10.5
-// against 7.7). Longer splits were not measured.
+// against 7.7).
+//
+// Since the 8-token k-loop runs on mma.sync (decode-notes v41), longer
+// splits win too at 8 tokens (planner v16, bench/results/
+// tile-sweep-83b167f.md, sweeps r and s, W4 M = 1 unless said): 8x128x256
+// s4, two per SM, as many splits as one wave holds, against the plan of
+// 8a4daf3: 8192 x 8192 4 splits 10.79 against 11.42 µs; 4096 x 14336 8
+// splits 9.96 against 10.86 (M = 8: 10.11 against 11.04; bf16 10.58 against
+// 11.45); 8192 x 28672 4 splits 30.73 against 31.71; 28672 x 8192 one
+// split 31.24 against 32.65. Three stages (3 per SM) lost (4096 x 14336:
+// 10.94), five (two per SM) too (10.88; 8192 x 8192: 11.37), as did fewer
+// splits in one wave (8192 x 8192 8x128x256 s3 4 splits: 11.88). The
+// measured grids filled 85-97% of the slots; the rule asks for 3/4.
 std::optional<DecodeCandidate> K256TileCandidate(const DecodeRange& range,
                                                  const QuantSpec& spec,
                                                  const LayerShape& shape,
@@ -368,22 +380,33 @@ std::optional<DecodeCandidate> K256TileCandidate(const DecodeRange& range,
   }
   const int64_t n_blocks = shape.n / 128;
   const int64_t k_tiles = shape.k / kBlockK;
+  const int64_t two_per_sm = int64_t{2} * sm_count;
   DecodeCandidate candidate;
   candidate.splits = std::min<int64_t>(k_tiles / 2, 16);
-  // Two k-tiles per split (one split of three when the count is odd).
-  if (candidate.splits < 1 || k_tiles > 2 * candidate.splits + 1) {
-    return std::nullopt;
-  }
-  const int64_t blocks = n_blocks * candidate.splits;
   std::optional<GemmTileConfig> tile;
-  if (blocks <= int64_t{2} * sm_count) {
-    tile = NarrowDecodeTile(range.tokens, kBlockK, range.tokens == 8 ? 4 : 3,
-                            /*blocks_per_sm=*/2, kTwoBlocksSharedBytes, spec,
-                            shape, smem_limit);
-  } else if (range.tokens == 8 && blocks <= int64_t{3} * sm_count) {
-    tile = NarrowDecodeTile(range.tokens, kBlockK, /*stages=*/3,
-                            /*blocks_per_sm=*/3, kThreeBlocksSharedBytes, spec,
-                            shape, smem_limit);
+  // Two k-tiles per split (one split of three when the count is odd).
+  if (candidate.splits >= 1 && k_tiles <= 2 * candidate.splits + 1) {
+    const int64_t blocks = n_blocks * candidate.splits;
+    if (blocks <= two_per_sm) {
+      tile = NarrowDecodeTile(range.tokens, kBlockK, range.tokens == 8 ? 4 : 3,
+                              /*blocks_per_sm=*/2, kTwoBlocksSharedBytes, spec,
+                              shape, smem_limit);
+    } else if (range.tokens == 8 && blocks <= int64_t{3} * sm_count) {
+      tile = NarrowDecodeTile(range.tokens, kBlockK, /*stages=*/3,
+                              /*blocks_per_sm=*/3, kThreeBlocksSharedBytes,
+                              spec, shape, smem_limit);
+    }
+  }
+  // 8 tokens, longer splits: the most that one wave at two per SM holds.
+  if (!tile.has_value() && range.tokens == 8) {
+    candidate.splits =
+        std::min<int64_t>({two_per_sm / n_blocks, k_tiles, int64_t{16}});
+    if (candidate.splits >= 1 &&
+        4 * n_blocks * candidate.splits >= 3 * two_per_sm) {
+      tile = NarrowDecodeTile(range.tokens, kBlockK, /*stages=*/4,
+                              /*blocks_per_sm=*/2, kTwoBlocksSharedBytes, spec,
+                              shape, smem_limit);
+    }
   }
   if (!tile.has_value()) return std::nullopt;
   candidate.tile = *tile;

@@ -378,19 +378,20 @@ const GemmCase kCases[] = {
 // (N = 64 * odd exercises the one-warpgroup tile, multiples of 128 the
 // two-warpgroup one). M <= 64 only; the mma.sync ranges are the grid's.
 // Plus real layers, where the planner picks what small layers never get:
-// 4-bit 14336 x 4096 runs four 8-token blocks per SM and three 16-token
-// ones (blocks=3); 8-bit 8192 x 8192 two 64-row blocks per warpgroup (BN
-// 256) at 8 tokens, with k-major scales (groups wider than a k-tile; 8-bit
-// weights keep 128-row tiles at 8 tokens on smaller layers); 4-bit 8192 x
-// 8192 with groups of 64 BN 256 at 8 and 16 tokens (splits of >= 8
-// k-tiles), k-major with groups narrower than a k-tile; 8-bit channel-wise
-// 8192 x 8192 BN 256 at 8 tokens, whose k-major scales are the checkpoint
-// tensor itself; 4-bit 4096 x 4096 (fp16) and 6144 x 4096 (bf16) take
-// 256-column k-tiles at 8 tokens (two and three per SM) and, on 4096 x
-// 4096, at 16 tokens (planner v13), and so does 1024 x 4096 with integer
-// zero points (8 splits of 64 blocks). (Bulk (TMA) weight copies are no longer
-// planned, planner v6; hummingd_gemm_bench --override still times them and
-// checks their numerics.)
+// 4-bit 14336 x 4096 runs 256-column k-tiles at 8 tokens in splits of 8
+// k-tiles (planner v16) and three 16-token blocks per SM (blocks=3); 4-bit
+// 6144 x 4224 (K not a multiple of 256) four 8-token blocks per SM; 8-bit 8192
+// x 8192 two 64-row blocks per warpgroup (BN 256) at 8 tokens, with k-major
+// scales (groups wider than a k-tile; 8-bit weights keep 128-row tiles at 8
+// tokens on smaller layers); 4-bit 8192 x 8192 with groups of 64 BN 256 at 8
+// and 16 tokens (splits of >= 8 k-tiles), k-major with groups narrower than a
+// k-tile; 8-bit channel-wise 8192 x 8192 BN 256 at 8 tokens, whose k-major
+// scales are the checkpoint tensor itself; 4-bit 4096 x 4096 (fp16) and 6144 x
+// 4096 (bf16) take 256-column k-tiles at 8 tokens (two and three per SM) and,
+// on 4096 x 4096, at 16 tokens (planner v13), and so does 1024 x 4096 with
+// integer zero points (8 splits of 64 blocks). (Bulk (TMA) weight copies are no
+// longer planned, planner v6; hummingd_gemm_bench --override still times them
+// and checks their numerics.)
 std::vector<GemmCase> DecodeCases() {
   std::vector<GemmCase> cases;
   for (const GemmCase& c : kCases) {
@@ -401,6 +402,8 @@ std::vector<GemmCase> DecodeCases() {
   }
   cases.push_back(
       GemmCase{"weight=uint4,group=128,scale=fp16", 14336, 4096, kDecode});
+  cases.push_back(
+      GemmCase{"weight=uint4,group=128,scale=fp16", 6144, 4224, kDecode});
   cases.push_back(
       GemmCase{"weight=uint8,group=128,scale=fp16", 8192, 8192, kDecode});
   cases.push_back(

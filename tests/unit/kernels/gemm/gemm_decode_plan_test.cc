@@ -159,21 +159,21 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
        8192,
        8192,
-       {"tile=8x128x128,warps=1x8,stages=4,mma=wgmma",
+       {"tile=8x128x256,warps=1x8,stages=4,mma=wgmma",
         "tile=16x128x128,warps=1x8,stages=4,mma=wgmma,blocks=3",
         "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
-       {8, 6, 4, 4}},
-      // Short splits: four 8-token blocks per SM (16 splits, 512 blocks)
-      // and three 16-token ones (12 splits, 384 blocks).
+       {4, 6, 4, 4}},
+      // 8 tokens: 256-column k-tiles two per SM (8 splits, 256 blocks);
+      // short splits: three 16-token blocks per SM (12 splits, 384 blocks).
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
        4096,
        14336,
-       {"tile=8x128x128,warps=1x8,stages=4,mma=wgmma",
+       {"tile=8x128x256,warps=1x8,stages=4,mma=wgmma",
         "tile=16x128x128,warps=1x8,stages=4,mma=wgmma,blocks=3",
         "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
-       {16, 12, 8, 8}},
+       {8, 12, 8, 8}},
       // 8 tokens: 256-column k-tiles three per SM (384 blocks, one wave).
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
        6144,
@@ -183,25 +183,25 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
         "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
        {8, 8, 5, 5}},
-      // 112 256-row blocks: 2 splits fill one wave; 224 128-row blocks
-      // need none.
+      // 224 128-row blocks need no split at 8 tokens (256-column k-tiles);
+      // at 16, 112 256-row blocks in 2 splits fill one wave.
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
        28672,
        8192,
-       {"tile=8x256x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor",
+       {"tile=8x128x256,warps=1x8,stages=4,mma=wgmma",
         "tile=16x256x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor",
         "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
-       {2, 2, 1, 1}},
+       {1, 2, 1, 1}},
       // Long splits keep the 256-row 16-token tile (28 k-tiles each).
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
        8192,
        28672,
-       {"tile=8x256x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor",
+       {"tile=8x128x256,warps=1x8,stages=4,mma=wgmma",
         "tile=16x256x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor",
         "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
-       {8, 8, 4, 4}},
+       {4, 8, 4, 4}},
       // 256-column k-tiles at 8 and 16 tokens, two per split (256 blocks,
       // two per SM).
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
@@ -246,24 +246,24 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
         "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=64x128x64,warps=1x8,stages=6,mma=wgmma,scales=pre"},
        {8, 4, 4, 4}},
-      // bf16 on the large layers: the 256-row 8-token tile, not four per
-      // SM; three per SM at 16 tokens as for fp16.
+      // bf16 on the large layers: 256-column k-tiles at 8 tokens as for
+      // fp16 (v16); three per SM at 16 tokens as for fp16.
       {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16",
        8192,
        8192,
-       {"tile=8x256x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor",
+       {"tile=8x128x256,warps=1x8,stages=4,mma=wgmma",
         "tile=16x128x128,warps=1x8,stages=4,mma=wgmma,blocks=3",
         "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
-       {8, 6, 4, 4}},
+       {4, 6, 4, 4}},
       {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16",
        4096,
        14336,
-       {"tile=8x128x128,warps=1x8,stages=4,mma=wgmma",
+       {"tile=8x128x256,warps=1x8,stages=4,mma=wgmma",
         "tile=16x128x128,warps=1x8,stages=4,mma=wgmma,blocks=3",
         "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
-       {16, 12, 8, 8}},
+       {8, 12, 8, 8}},
   };
   for (const Expected& e : expected) {
     SCOPED_TRACE(::testing::Message()
@@ -367,8 +367,11 @@ TEST(GemmDecodePlanTest, SplitKFillsWavesAndWeighsReductionTraffic) {
 // stub caps their registers at 64); the layers where they lost keep theirs.
 TEST(GemmDecodePlanTest, FourBlocksPerSmTilesFitFourAndTheStubSaysSo) {
   const char* const kW4 = "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16";
-  const std::pair<int64_t, int64_t> four_per_sm[] = {{8192, 8192},
-                                                     {4096, 14336}};
+  // K not a multiple of 256 (where 256-column k-tiles cannot go; on 8192 x
+  // 8192 and 4096 x 14336 they took over at planner v16).
+  // 6144 x 4224 is the GPU suite's case for it.
+  const std::pair<int64_t, int64_t> four_per_sm[] = {
+      {8192, 7808}, {4096, 14208}, {6144, 4224}};
   for (auto [n, k] : four_per_sm) {
     SCOPED_TRACE(::testing::Message() << "N=" << n << " K=" << k);
     const KernelRequest request = Request(kW4, n, k);
@@ -407,8 +410,9 @@ TEST(GemmDecodePlanTest, FourBlocksPerSmTilesFitFourAndTheStubSaysSo) {
               std::string::npos);
   }
   // 6144 x 4096 moved to 256-column k-tiles three per SM (planner v13).
-  const std::pair<int64_t, int64_t> kept[] = {
-      {4096, 4096}, {6144, 4096}, {28672, 8192}, {8192, 28672}};
+  const std::pair<int64_t, int64_t> kept[] = {{4096, 4096},  {6144, 4096},
+                                              {28672, 8192}, {8192, 28672},
+                                              {8192, 8192},  {4096, 14336}};
   for (auto [n, k] : kept) {
     SCOPED_TRACE(::testing::Message() << "N=" << n << " K=" << k);
     absl::StatusOr<Plan> plan = PlanKernels(Request(kW4, n, k));
@@ -430,8 +434,9 @@ TEST(GemmDecodePlanTest, FourBlocksPerSmTilesFitFourAndTheStubSaysSo) {
               "tile=8x256x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor");
     EXPECT_EQ(plan->entries[0].launch.grid_z, 8);
   }
-  // 2-D block scales: by their K side. 6-bit weights keep deferred scales
-  // at 64 tokens (pre-scaling was measured with 8-bit weights only).
+  // 2-D block scales: by their K side (128 columns: the 256-column k-tiles
+  // of coarse scales since v16; 32: neither). 6-bit weights keep deferred
+  // scales at 64 tokens (pre-scaling was measured with 8-bit weights only).
   for (const char* spec : {"weight=uint4,group=32x128,scale=fp16",
                            "weight=uint4,group=128x128,scale=fp16"}) {
     SCOPED_TRACE(spec);
@@ -440,7 +445,8 @@ TEST(GemmDecodePlanTest, FourBlocksPerSmTilesFitFourAndTheStubSaysSo) {
     absl::StatusOr<GemmTileConfig> tile =
         ParseGemmTileText(plan->entries[0].config.text);
     ASSERT_TRUE(tile.ok()) << tile.status();
-    EXPECT_EQ(WgmmaBlocksPerSm(*tile) == 4,
+    EXPECT_NE(WgmmaBlocksPerSm(*tile), 4);
+    EXPECT_EQ(tile->block_k == 256,
               std::string(spec).find("group=128x128") != std::string::npos);
   }
   absl::StatusOr<Plan> six_bit =
@@ -453,7 +459,7 @@ TEST(GemmDecodePlanTest, FourBlocksPerSmTilesFitFourAndTheStubSaysSo) {
       PlanKernels(Request("weight=uint4,group=channel,scale=fp16", 8192, 8192));
   ASSERT_TRUE(channel.ok()) << channel.status();
   EXPECT_EQ(channel->entries[0].config.text,
-            "tile=8x128x128,warps=1x8,stages=4,mma=wgmma");
+            "tile=8x128x256,warps=1x8,stages=4,mma=wgmma");
   // 8-bit weights keep their 256-row 8-token tiles (k-major since v12).
   absl::StatusOr<Plan> w8 = PlanKernels(Request(
       "weight=uint8,group=128,scale=fp16,act=fp16,out=fp16", 8192, 8192));
@@ -573,19 +579,18 @@ TEST(GemmDecodePlanTest, K256TilesOnSmallLayersFitOneWave) {
                                              c.blocks_per_sm, ")")),
               std::string::npos);
   }
-  // Not where the grid needs a second wave (8192 x 8192, 4096 x 14336,
-  // 28672 x 8192; 16 tokens on 6144 x 4096: three per SM lost there), nor
-  // on splits longer than two k-tiles (1024 x 16384: 64 k-tiles, at most
-  // 16 splits; unmeasured), nor for groups finer than 128 columns, 8-bit
-  // weights or a K that is not a multiple of 256.
+  // Not in splits of two k-tiles where that grid needs a second wave
+  // (8192 x 8192, 4096 x 14336, 28672 x 8192 take longer splits at 8 tokens
+  // instead: K256LongSplitsAt8TokensFillOneWave; 16 tokens on 6144 x 4096:
+  // three per SM lost there), nor in splits that fill less than 3/4 of one
+  // wave (1024 x 16384: 8 row blocks, 16 splits, 128 blocks; unmeasured),
+  // nor for groups finer than 128 columns, 8-bit weights or a K that is not
+  // a multiple of 256.
   struct Kept {
     const char* spec;
     int64_t n, k;
   };
   const Kept kept[] = {
-      {"weight=uint4,group=128,scale=fp16", 8192, 8192},
-      {"weight=uint4,group=128,scale=fp16", 4096, 14336},
-      {"weight=uint4,group=128,scale=fp16", 28672, 8192},
       {"weight=uint4,group=32,scale=fp16", 4096, 4096},
       {"weight=uint4,group=64,scale=fp16", 6144, 4096},
       {"weight=uint8,group=128,scale=fp16", 4096, 4096},
@@ -608,6 +613,54 @@ TEST(GemmDecodePlanTest, K256TilesOnSmallLayersFitOneWave) {
   ASSERT_TRUE(w4_6144.ok()) << w4_6144.status();
   EXPECT_EQ(w4_6144->entries[1].config.text,
             "tile=16x128x128,warps=1x8,stages=4,mma=wgmma,blocks=3");
+}
+
+// Planner v16: at 8 tokens, 256-column k-tiles four stages deep, two per
+// SM, in as many splits as one wave holds (the most <= 16 with n_blocks x
+// splits <= 2 x SMs), where that fills >= 3/4 of the wave
+// (bench/results/tile-sweep-83b167f.md); 16 tokens and wider weights keep
+// their tiles.
+TEST(GemmDecodePlanTest, K256LongSplitsAt8TokensFillOneWave) {
+  struct Case {
+    const char* spec;
+    int64_t n, k;
+    int64_t splits;
+  };
+  const Case cases[] = {
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 8192, 8192, 4},
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 4096, 14336, 8},
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 8192, 28672, 4},
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 28672, 8192, 1},
+      {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16", 4096, 14336, 8},
+      {"weight=uint4,group=channel,scale=fp16", 8192, 8192, 4},
+      {"weight=uint3,group=128,scale=fp16", 8192, 8192, 4},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(::testing::Message()
+                 << c.spec << " N=" << c.n << " K=" << c.k);
+    const KernelRequest request = Request(c.spec, c.n, c.k);
+    absl::StatusOr<Plan> plan = PlanKernels(request);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    const PlanEntry& entry = plan->entries[0];
+    EXPECT_EQ(entry.config.text, "tile=8x128x256,warps=1x8,stages=4,mma=wgmma");
+    EXPECT_EQ(entry.launch.grid_z, c.splits);
+    const int64_t blocks = entry.launch.grid_y * entry.launch.grid_z;
+    EXPECT_LE(blocks, 2 * 132);
+    EXPECT_GE(4 * blocks, 3 * 2 * 132);
+    // More than two k-tiles per split: not the small-layer rule.
+    EXPECT_GT(c.k / 256, 3 * c.splits);
+    absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(entry.config.text);
+    ASSERT_TRUE(tile.ok()) << tile.status();
+    EXPECT_EQ(WgmmaBlocksPerSm(*tile), 2);
+    EXPECT_EQ(plan->entries[1].config.text.find("x256,"), std::string::npos)
+        << plan->entries[1].config.text;
+  }
+  // 8-bit weights keep their 8-token tiles.
+  absl::StatusOr<Plan> w8 =
+      PlanKernels(Request("weight=uint8,group=128,scale=fp16", 8192, 8192));
+  ASSERT_TRUE(w8.ok()) << w8.status();
+  EXPECT_EQ(w8->entries[0].config.text.find("x256,"), std::string::npos)
+      << w8->entries[0].config.text;
 }
 
 // k-major scales (planner v12) on the 256-row tiles of specs whose kernel
@@ -635,28 +688,31 @@ TEST(GemmDecodePlanTest, KMajorScalesOnWideTilesOfSpecsWithOneScalePerRow) {
     SCOPED_TRACE(::testing::Message() << "N=" << n << " K=" << k);
     const std::vector<GemmTileConfig> planned = tiles(kW4, n, k);
     ASSERT_EQ(planned.size(), 4u);
-    EXPECT_EQ(planned[0].block_n, 256);
-    EXPECT_TRUE(planned[0].k_major_scales);
+    EXPECT_EQ(planned[1].block_n, 256);
+    EXPECT_TRUE(planned[1].k_major_scales);
+    // 8 tokens: 128 rows since planner v16.
+    EXPECT_EQ(planned[0].block_n, 128);
+    EXPECT_FALSE(planned[0].k_major_scales);
   }
   {
     const std::vector<GemmTileConfig> planned = tiles(kW4, 8192, 8192);
     ASSERT_EQ(planned.size(), 4u);
     EXPECT_EQ(FormatGemmTileText(planned[0]),
-              "tile=8x128x128,warps=1x8,stages=4,mma=wgmma");
+              "tile=8x128x256,warps=1x8,stages=4,mma=wgmma");
     EXPECT_FALSE(planned[0].k_major_scales);
   }
   // Channel-wise scales are k-major as they are: their 256-row tiles read
-  // them so (4-bit on 28672 x 8192, 8-bit on 8192 x 8192).
-  for (const auto& [spec, n, k] :
-       {std::tuple<const char*, int64_t, int64_t>{
-            "weight=uint4,group=channel,scale=fp16", 28672, 8192},
-        std::tuple<const char*, int64_t, int64_t>{
-            "weight=uint8,group=channel,scale=fp16", 8192, 8192}}) {
+  // them so (4-bit on 28672 x 8192 at 16 tokens, 8-bit on 8192 x 8192 at 8).
+  for (const auto& [spec, n, k, range] :
+       {std::tuple<const char*, int64_t, int64_t, int>{
+            "weight=uint4,group=channel,scale=fp16", 28672, 8192, 1},
+        std::tuple<const char*, int64_t, int64_t, int>{
+            "weight=uint8,group=channel,scale=fp16", 8192, 8192, 0}}) {
     SCOPED_TRACE(::testing::Message() << spec << " N=" << n << " K=" << k);
     const std::vector<GemmTileConfig> planned = tiles(spec, n, k);
     ASSERT_EQ(planned.size(), 4u);
-    EXPECT_EQ(planned[0].block_n, 256);
-    EXPECT_TRUE(planned[0].k_major_scales);
+    EXPECT_EQ(planned[range].block_n, 256);
+    EXPECT_TRUE(planned[range].k_major_scales);
   }
   // Specs the k-major kernel refuses keep row windows, on every layer,
   // though they do get 256-row tiles.
@@ -694,11 +750,11 @@ TEST(GemmDecodePlanTest, KMajorTilesOnlyForClientsThatPassTheKMajorScales) {
   ASSERT_EQ(original.entries.size(), current.entries.size());
   ASSERT_GE(current.entries.size(), 4u);
   EXPECT_EQ(current.entries[0].config.text,
-            "tile=8x256x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor");
+            "tile=8x128x256,warps=1x8,stages=4,mma=wgmma");
   EXPECT_EQ(current.entries[1].config.text,
             "tile=16x256x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor");
   EXPECT_EQ(original.entries[0].config.text,
-            "tile=8x256x128,warps=1x8,stages=4,mma=wgmma");
+            "tile=8x128x256,warps=1x8,stages=4,mma=wgmma");
   EXPECT_EQ(original.entries[1].config.text,
             "tile=16x256x128,warps=1x8,stages=4,mma=wgmma");
 
