@@ -368,7 +368,12 @@ std::optional<DecodeCandidate> PackedTileCandidate(
 // split 31.24 against 32.65. Three stages (3 per SM) lost (4096 x 14336:
 // 10.94), five (two per SM) too (10.88; 8192 x 8192: 11.37), as did fewer
 // splits in one wave (8192 x 8192 8x128x256 s3 4 splits: 11.88). The
-// measured grids filled 85-97% of the slots; the rule asks for 3/4.
+// measured grids filled 85-97% of the slots; the rule asks for 3/4. With
+// bf16 activations it won on splits of 7-8 k-tiles (4096 x 14336 10.60
+// against 11.53, 8192 x 8192 11.59 against 12.12) and lost on 28-32
+// against the 256-row k-major tile (8192 x 28672 33.27 against 31.92,
+// 28672 x 8192 35.74 against 34.32; gemm-decode-c09b1b4.md, planner v17),
+// so bf16 takes it up to 8 k-tiles per split.
 std::optional<DecodeCandidate> K256TileCandidate(const DecodeRange& range,
                                                  const QuantSpec& spec,
                                                  const LayerShape& shape,
@@ -401,7 +406,10 @@ std::optional<DecodeCandidate> K256TileCandidate(const DecodeRange& range,
   if (!tile.has_value() && range.tokens == 8) {
     candidate.splits =
         std::min<int64_t>({two_per_sm / n_blocks, k_tiles, int64_t{16}});
-    if (candidate.splits >= 1 &&
+    const bool bf16_long = spec.activation_type == DataType::kBf16 &&
+                           candidate.splits >= 1 &&
+                           k_tiles > 8 * candidate.splits;
+    if (candidate.splits >= 1 && !bf16_long &&
         4 * n_blocks * candidate.splits >= 3 * two_per_sm) {
       tile = NarrowDecodeTile(range.tokens, kBlockK, /*stages=*/4,
                               /*blocks_per_sm=*/2, kTwoBlocksSharedBytes, spec,

@@ -655,6 +655,19 @@ TEST(GemmDecodePlanTest, K256LongSplitsAt8TokensFillOneWave) {
     EXPECT_EQ(plan->entries[1].config.text.find("x256,"), std::string::npos)
         << plan->entries[1].config.text;
   }
+  // bf16 only up to 8 k-tiles per split (planner v17): the long-split
+  // layers keep the 256-row k-major tile they ran faster on.
+  for (auto [n, k, splits] :
+       {std::tuple<int64_t, int64_t, int64_t>{8192, 28672, 8},
+        std::tuple<int64_t, int64_t, int64_t>{28672, 8192, 2}}) {
+    SCOPED_TRACE(::testing::Message() << "bf16 N=" << n << " K=" << k);
+    absl::StatusOr<Plan> plan = PlanKernels(
+        Request("weight=uint4,group=128,scale=bf16,act=bf16,out=bf16", n, k));
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    EXPECT_EQ(plan->entries[0].config.text,
+              "tile=8x256x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor");
+    EXPECT_EQ(plan->entries[0].launch.grid_z, splits);
+  }
   // 8-bit weights keep their 8-token tiles.
   absl::StatusOr<Plan> w8 =
       PlanKernels(Request("weight=uint8,group=128,scale=fp16", 8192, 8192));
