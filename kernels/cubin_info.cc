@@ -34,9 +34,15 @@ constexpr uint8_t kBindGlobal = 1;      // STB_GLOBAL
 // and that many bytes.
 constexpr uint8_t kInfoFormatSized = 4;
 constexpr uint8_t kCompatArchSpecific = 0x09;
-// EIATTR_REGCOUNT in .nv.info, sized: (symbol index u32, registers u32).
+// Per-function records in .nv.info, sized: (symbol index u32, value u32).
+// EIATTR_REGCOUNT: registers per thread; EIATTR_FRAME_SIZE: bytes of stack
+// frame per thread (local memory: spills, local arrays), recorded for every
+// function, 0 included (checked on NVRTC and nvcc output, CUDA 13).
 constexpr uint8_t kInfoRegisterCount = 0x2f;
+constexpr uint8_t kInfoFrameSize = 0x11;
 constexpr uint64_t kMaxRegistersPerThread = 255;
+// Far above any real frame (the local window is 512 KB per thread).
+constexpr uint64_t kMaxFrameBytes = uint64_t{1} << 20;
 
 absl::Status Corrupt(std::string_view what) {
   return absl::DataLossError(absl::StrCat("cubin: ", std::string(what)));
@@ -256,27 +262,28 @@ absl::StatusOr<std::vector<KernelSymbol>> ReadKernels(const ElfImage& image,
   return kernels;
 }
 
-// Registers per thread of each entry point, from .nv.info's
-// EIATTR_REGCOUNT records. Informational: a record format this parser does
-// not know ends the walk, never the inspection (a loader must not refuse a
-// newer toolchain's cubin over it).
-void ReadRegisterCounts(std::string_view info,
-                        const std::vector<KernelSymbol>& kernels,
-                        std::map<std::string, int>* registers) {
+// Each entry point's value of one per-function .nv.info attribute (values
+// above `max_value` are corrupt and skipped). Informational: a record
+// format this parser does not know ends the walk, never the inspection (a
+// loader must not refuse a newer toolchain's cubin over it).
+void ReadEntryValues(std::string_view info,
+                     const std::vector<KernelSymbol>& kernels,
+                     uint8_t wanted_attribute, uint64_t max_value,
+                     std::map<std::string, int>* values) {
   (void)ForEachInfoRecord(
       info, ".nv.info",
       [&](uint8_t format, uint8_t attribute, uint16_t, std::string_view data) {
-        if (format != kInfoFormatSized || attribute != kInfoRegisterCount ||
+        if (format != kInfoFormatSized || attribute != wanted_attribute ||
             data.size() < 8) {
           return true;
         }
         const ElfImage record(data);
         const uint64_t symbol = record.Read(0, 4);
-        const uint64_t count = record.Read(4, 4);
-        if (count > kMaxRegistersPerThread) return true;  // corrupt
+        const uint64_t value = record.Read(4, 4);
+        if (value > max_value) return true;
         for (const KernelSymbol& kernel : kernels) {
           if (kernel.index == symbol) {
-            (*registers)[kernel.name] = static_cast<int>(count);
+            (*values)[kernel.name] = static_cast<int>(value);
           }
         }
         return true;
@@ -311,7 +318,10 @@ absl::StatusOr<CubinInfo> InspectCubin(std::string_view cubin) {
     if (name == ".nv.compat") {
       ASSIGN_OR_RETURN(info.arch_specific, ReadArchSpecific(bytes));
     } else {
-      ReadRegisterCounts(bytes, kernels, &info.registers);
+      ReadEntryValues(bytes, kernels, kInfoRegisterCount,
+                      kMaxRegistersPerThread, &info.registers);
+      ReadEntryValues(bytes, kernels, kInfoFrameSize, kMaxFrameBytes,
+                      &info.frame_bytes);
     }
   }
   return info;

@@ -28,6 +28,10 @@ struct CubinInfo {
   // Registers per thread of each entry function, as the compiler recorded
   // them (.nv.info EIATTR_REGCOUNT); entries it did not record are absent.
   std::map<std::string, int> registers;
+  // Bytes of stack frame per thread of each entry function (.nv.info
+  // EIATTR_FRAME_SIZE): local memory for spilled registers and local
+  // arrays; 0 for a kernel that keeps everything in registers.
+  std::map<std::string, int> frame_bytes;
 
   // "sm_90a", the spelling GpuTarget::ArchName() uses.
   std::string ArchName() const;

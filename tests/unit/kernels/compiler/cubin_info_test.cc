@@ -105,6 +105,37 @@ extern "C" __global__ void free_running(const float* in, float* out) { BODY }
   EXPECT_GT(info->registers.at("free_running"), info->registers.at("capped"));
 }
 
+// A local array indexed at run time lives in the stack frame; a kernel
+// without one records a frame of 0 (what GemmCompileTest's no-spill check
+// relies on).
+TEST(CubinInfoTest, FrameSizesFollowTheKernel) {
+  KernelSource source;
+  source.source = R"(
+extern "C" __global__ void local_array(const int* in, float* out) {
+  // A recurrence, so that the compiler cannot recompute r[k] from in[k].
+  float r[64];
+  r[0] = static_cast<float>(in[0]);
+  for (int i = 1; i < 64; ++i) r[i] = 0.5f * r[i - 1] + in[i];
+  out[threadIdx.x] = r[in[threadIdx.x] & 63];
+}
+extern "C" __global__ void no_frame(const float* in, float* out) {
+  out[threadIdx.x] = in[threadIdx.x] * 2.0f;
+}
+)";
+  source.entry = "local_array";
+  source.name = "frames.cu";
+  absl::StatusOr<GpuTarget> gpu = ParseGpuArch("sm_90a");
+  ASSERT_TRUE(gpu.ok()) << gpu.status();
+  absl::StatusOr<CompiledKernel> kernel = CompileKernel(source, *gpu);
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  absl::StatusOr<CubinInfo> info = InspectCubin(kernel->cubin);
+  ASSERT_TRUE(info.ok()) << info.status();
+  ASSERT_EQ(info->frame_bytes.count("local_array"), 1u);
+  ASSERT_EQ(info->frame_bytes.count("no_frame"), 1u);
+  EXPECT_GE(info->frame_bytes.at("local_array"), 64 * 4);
+  EXPECT_EQ(info->frame_bytes.at("no_frame"), 0);
+}
+
 TEST(CubinInfoTest, EveryTruncationIsDataLoss) {
   const std::string cubin = CompileFor("sm_80");
   ASSERT_FALSE(cubin.empty());

@@ -91,6 +91,18 @@ absl::Status CheckCompiled(const Job& job, const KernelSource& source,
   // (the planner's shared-memory request does that; without it, uint3 and
   // uint6 tiles of this grid fit a third block: bench/decode-notes.md v40).
   if (job.config.skeleton == kGemmWgmmaSkeleton) {
+    // No Hopper decode kernel spills: a stack frame means registers went to
+    // local memory, which the decode loops cannot afford. (Some sm_80-89
+    // mma.sync 64x64x64 tiles of this grid do, 8-32 bytes: kernels/README.)
+    const auto frame = info->frame_bytes.find(source.entry);
+    if (frame == info->frame_bytes.end()) {
+      return absl::InternalError("cubin records no frame size for " +
+                                 source.entry);
+    }
+    if (frame->second != 0) {
+      return absl::InternalError(absl::StrCat(
+          job.config.text, " spills: a ", frame->second, "-byte stack frame"));
+    }
     const auto registers = info->registers.find(source.entry);
     if (registers == info->registers.end()) {
       return absl::InternalError("cubin records no register count for " +
