@@ -7,11 +7,13 @@
 // layout wgmma reads by cp.async, weight units by cp.async or bulk copies)
 // through a kStages-deep ring; tile t + kStages - 2 is copied while tile t
 // computes (not t + kStages - 1: the wgmma of tile t - 1 may still read its
-// slot). Scales and zero points arrive per chunk of k-tiles into two
-// buffers after the ring, each chunk with its first tile's copy.
-// Each warp decodes its own 16 weight rows straight into A registers
-// (gemm/wgmma_tile_compute.cuh, which also applies the scales). Split-K
-// partials meet in the epilogue as in the mma.sync skeleton.
+// slot; at 8 tokens, on mma.sync, nothing does after the tile's barrier,
+// but the ring keeps one rule: bench/decode-notes.md "What to try next").
+// Scales and zero points arrive per chunk of k-tiles into two buffers after the
+// ring, each chunk with its first tile's copy. Each warp decodes its own 16
+// weight rows straight into A registers (gemm/wgmma_tile_compute.cuh, which
+// also applies the scales). Split-K partials meet in the epilogue as in the
+// mma.sync skeleton.
 
 #include "arch/async_copy.cuh"
 #include "arch/bulk_copy.cuh"

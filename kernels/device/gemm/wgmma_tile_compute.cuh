@@ -225,6 +225,8 @@ HUMMINGD_DEVICE void sync_mma_step(WgmmaAccumulators<Config>& acc,
                                    bool starts_fold) {
   static_assert(Config::kTokens == 8, "m16n8k16 covers 8 tokens");
   constexpr ScalarType kType = Config::Format::kActivationType;
+  static_assert(kType == ScalarType::kFp16 || kType == ScalarType::kBf16,
+                "16-bit operands");
   const u32 r_b_step[2] = {r_b[2 * pair_half], r_b[2 * pair_half + 1]};
   HUMMINGD_UNROLL
   for (int r = 0; r < Config::kRowBlocks; ++r) {

@@ -364,7 +364,8 @@ TEST(GemmDecodePlanTest, SplitKFillsWavesAndWeighsReductionTraffic) {
 }
 
 // The 8-token tiles planned four per SM fit four (shared memory, and the
-// stub caps their registers at 64); the layers where they lost keep theirs.
+// stub caps their registers at 64); the layers where they lost, or that
+// take 256-column k-tiles since v16, keep or take those.
 TEST(GemmDecodePlanTest, FourBlocksPerSmTilesFitFourAndTheStubSaysSo) {
   const char* const kW4 = "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16";
   // K not a multiple of 256 (where 256-column k-tiles cannot go; on 8192 x
@@ -424,7 +425,7 @@ TEST(GemmDecodePlanTest, FourBlocksPerSmTilesFitFourAndTheStubSaysSo) {
   }
   // Scale groups finer than 128 columns keep the tiles they had (slower
   // four per SM on 8192 x 8192: gemm-decode-f3e0884.md), with k-major
-  // scales since v12; channel-wise scales take them.
+  // scales since v12; channel-wise scales take the 256-column k-tiles (v16).
   for (const char* spec : {"weight=uint4,group=32,scale=fp16",
                            "weight=uint4,group=64,scale=fp16"}) {
     SCOPED_TRACE(spec);
@@ -647,8 +648,8 @@ TEST(GemmDecodePlanTest, K256LongSplitsAt8TokensFillOneWave) {
     const int64_t blocks = entry.launch.grid_y * entry.launch.grid_z;
     EXPECT_LE(blocks, 2 * 132);
     EXPECT_GE(4 * blocks, 3 * 2 * 132);
-    // More than two k-tiles per split: not the small-layer rule.
-    EXPECT_GT(c.k / 256, 3 * c.splits);
+    // Not splits of two k-tiles (the small-layer rule's).
+    EXPECT_GT(c.k / 256, 2 * entry.launch.grid_z + 1);
     absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(entry.config.text);
     ASSERT_TRUE(tile.ok()) << tile.status();
     EXPECT_EQ(WgmmaBlocksPerSm(*tile), 2);
@@ -668,6 +669,30 @@ TEST(GemmDecodePlanTest, K256LongSplitsAt8TokensFillOneWave) {
               "tile=8x256x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor");
     EXPECT_EQ(plan->entries[0].launch.grid_z, splits);
   }
+  // The fill bound: 100 row blocks in 2 splits fill 76% of the wave, 95
+  // in 2 fill 72% and keep their tile; bf16 at 9 k-tiles per split (8192 x
+  // 9216) keeps its 256-row tile; a layer of one k-tile (1408 x 256 on 114
+  // SMs: 11 row blocks) never splits past its k-tiles to fill the wave.
+  auto first_tile = [](const char* spec, int64_t n, int64_t k, int sms) {
+    absl::StatusOr<Plan> plan = PlanKernels(
+        testing::GemmRequest(spec, n, k, "sm_90a", sms, kCurrentLaunchAbi));
+    EXPECT_TRUE(plan.ok()) << plan.status();
+    return plan.ok() ? plan->entries[0] : PlanEntry();
+  };
+  const char* const kW4 = "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16";
+  const PlanEntry filled = first_tile(kW4, 12800, 8192, 132);
+  EXPECT_EQ(filled.config.text, "tile=8x128x256,warps=1x8,stages=4,mma=wgmma");
+  EXPECT_EQ(filled.launch.grid_z, 2);
+  EXPECT_EQ(first_tile(kW4, 12160, 8192, 132).config.text.find("x256,"),
+            std::string::npos);
+  const PlanEntry bf16_9 = first_tile(
+      "weight=uint4,group=128,scale=bf16,act=bf16,out=bf16", 8192, 9216, 132);
+  EXPECT_EQ(bf16_9.config.text,
+            "tile=8x256x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor");
+  const PlanEntry one_tile = first_tile(kW4, 1408, 256, 114);
+  EXPECT_EQ(one_tile.config.text.find("x256,"), std::string::npos)
+      << one_tile.config.text;
+  EXPECT_LE(one_tile.launch.grid_z * 64, 256);
   // 8-bit weights keep their 8-token tiles.
   absl::StatusOr<Plan> w8 =
       PlanKernels(Request("weight=uint8,group=128,scale=fp16", 8192, 8192));
@@ -678,8 +703,8 @@ TEST(GemmDecodePlanTest, K256LongSplitsAt8TokensFillOneWave) {
 
 // k-major scales (planner v12) on the 256-row tiles of specs whose kernel
 // can read them (one scale per row, no zero points), never on 128-row tiles
-// (slower: 8192 x 8192's four-per-SM tile) nor on specs the kernel refuses
-// (zero points, 2-D block and tensor scales), which keep their 256-row
+// (slower: 8192 x 8192's four-per-SM tile at v12) nor on specs the kernel
+// refuses (zero points, 2-D block and tensor scales), which keep their 256-row
 // tiles with row windows.
 TEST(GemmDecodePlanTest, KMajorScalesOnWideTilesOfSpecsWithOneScalePerRow) {
   auto tiles = [](const char* spec, int64_t n, int64_t k) {
