@@ -93,7 +93,8 @@ absl::Status CheckCompiled(const Job& job, const KernelSource& source,
   if (job.config.skeleton == kGemmWgmmaSkeleton) {
     // No Hopper decode kernel spills: a stack frame means registers went to
     // local memory, which the decode loops cannot afford. (Some sm_80-89
-    // mma.sync 64x64x64 tiles of this grid do, 8-32 bytes: kernels/README.)
+    // mma.sync 64x64x64 tiles of this grid have 8-32-byte frames:
+    // kernels/README.)
     const auto frame = info->frame_bytes.find(source.entry);
     if (frame == info->frame_bytes.end()) {
       return absl::InternalError("cubin records no frame size for " +
