@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <string>
 #include <string_view>
@@ -262,28 +263,35 @@ absl::StatusOr<std::vector<KernelSymbol>> ReadKernels(const ElfImage& image,
   return kernels;
 }
 
-// Each entry point's value of one per-function .nv.info attribute (values
-// above `max_value` are corrupt and skipped). Informational: a record
-// format this parser does not know ends the walk, never the inspection (a
-// loader must not refuse a newer toolchain's cubin over it).
+// A per-function .nv.info attribute to collect: values above `max_value`
+// are corrupt and skipped.
+struct EntryAttribute {
+  uint8_t attribute;
+  uint64_t max_value;
+  std::map<std::string, int>* values;
+};
+
+// Each entry point's value of every `wanted` attribute, in one walk of
+// .nv.info. Informational: a record format this parser does not know ends
+// the walk, never the inspection (a loader must not refuse a newer
+// toolchain's cubin over it).
 void ReadEntryValues(std::string_view info,
                      const std::vector<KernelSymbol>& kernels,
-                     uint8_t wanted_attribute, uint64_t max_value,
-                     std::map<std::string, int>* values) {
+                     std::initializer_list<EntryAttribute> wanted) {
   (void)ForEachInfoRecord(
       info, ".nv.info",
       [&](uint8_t format, uint8_t attribute, uint16_t, std::string_view data) {
-        if (format != kInfoFormatSized || attribute != wanted_attribute ||
-            data.size() < 8) {
-          return true;
-        }
-        const ElfImage record(data);
-        const uint64_t symbol = record.Read(0, 4);
-        const uint64_t value = record.Read(4, 4);
-        if (value > max_value) return true;
-        for (const KernelSymbol& kernel : kernels) {
-          if (kernel.index == symbol) {
-            (*values)[kernel.name] = static_cast<int>(value);
+        if (format != kInfoFormatSized || data.size() < 8) return true;
+        for (const EntryAttribute& target : wanted) {
+          if (attribute != target.attribute) continue;
+          const ElfImage record(data);
+          const uint64_t symbol = record.Read(0, 4);
+          const uint64_t value = record.Read(4, 4);
+          if (value > target.max_value) continue;
+          for (const KernelSymbol& kernel : kernels) {
+            if (kernel.index == symbol) {
+              (*target.values)[kernel.name] = static_cast<int>(value);
+            }
           }
         }
         return true;
@@ -318,10 +326,10 @@ absl::StatusOr<CubinInfo> InspectCubin(std::string_view cubin) {
     if (name == ".nv.compat") {
       ASSIGN_OR_RETURN(info.arch_specific, ReadArchSpecific(bytes));
     } else {
-      ReadEntryValues(bytes, kernels, kInfoRegisterCount,
-                      kMaxRegistersPerThread, &info.registers);
-      ReadEntryValues(bytes, kernels, kInfoFrameSize, kMaxFrameBytes,
-                      &info.frame_bytes);
+      ReadEntryValues(
+          bytes, kernels,
+          {{kInfoRegisterCount, kMaxRegistersPerThread, &info.registers},
+           {kInfoFrameSize, kMaxFrameBytes, &info.frame_bytes}});
     }
   }
   return info;

@@ -31,16 +31,23 @@ extern "C" __global__ void zeta_kernel(float* p) { p[0] = helper_not_a_kernel(p[
 extern "C" __global__ void alpha_kernel(int* p) { p[threadIdx.x] = 7; }
 )";
 
-std::string CompileFor(const std::string& arch) {
+// The cubin of `text` for `arch` (empty, with a test failure, if it does
+// not compile).
+std::string CompileSource(const char* text, const char* entry,
+                          const std::string& arch) {
   KernelSource source;
-  source.source = kTwoKernels;
-  source.entry = "alpha_kernel";
-  source.name = "two_kernels.cu";
+  source.source = text;
+  source.entry = entry;
+  source.name = "cubin_info_test.cu";
   absl::StatusOr<GpuTarget> gpu = ParseGpuArch(arch);
   EXPECT_TRUE(gpu.ok()) << gpu.status();
   absl::StatusOr<CompiledKernel> kernel = CompileKernel(source, *gpu);
   EXPECT_TRUE(kernel.ok()) << kernel.status();
   return kernel.ok() ? kernel->cubin : std::string();
+}
+
+std::string CompileFor(const std::string& arch) {
+  return CompileSource(kTwoKernels, "alpha_kernel", arch);
 }
 
 TEST(CubinInfoTest, ReadsArchAndEntriesOfRealCubins) {
@@ -78,8 +85,7 @@ TEST(CubinInfoTest, ReadsArchAndEntriesOfRealCubins) {
 // registers, and without that cap more: the counts are the compiler's
 // per kernel, not a constant.
 TEST(CubinInfoTest, RegisterCountsFollowTheKernel) {
-  KernelSource source;
-  source.source = R"(
+  constexpr char kSource[] = R"(
 #define BODY                                                              \
   float r[24];                                                            \
   for (int i = 0; i < 24; ++i) r[i] = in[threadIdx.x + 512 * i];          \
@@ -91,13 +97,8 @@ extern "C" __global__ void __launch_bounds__(512, 4)
     capped(const float* in, float* out) { BODY }
 extern "C" __global__ void free_running(const float* in, float* out) { BODY }
 )";
-  source.entry = "capped";
-  source.name = "registers.cu";
-  absl::StatusOr<GpuTarget> gpu = ParseGpuArch("sm_90a");
-  ASSERT_TRUE(gpu.ok()) << gpu.status();
-  absl::StatusOr<CompiledKernel> kernel = CompileKernel(source, *gpu);
-  ASSERT_TRUE(kernel.ok()) << kernel.status();
-  absl::StatusOr<CubinInfo> info = InspectCubin(kernel->cubin);
+  absl::StatusOr<CubinInfo> info =
+      InspectCubin(CompileSource(kSource, "capped", "sm_90a"));
   ASSERT_TRUE(info.ok()) << info.status();
   ASSERT_EQ(info->registers.count("capped"), 1u);
   ASSERT_EQ(info->registers.count("free_running"), 1u);
@@ -109,8 +110,7 @@ extern "C" __global__ void free_running(const float* in, float* out) { BODY }
 // without one records a frame of 0 (what GemmCompileTest's no-spill check
 // relies on).
 TEST(CubinInfoTest, FrameSizesFollowTheKernel) {
-  KernelSource source;
-  source.source = R"(
+  constexpr char kSource[] = R"(
 extern "C" __global__ void local_array(const int* in, float* out) {
   // A recurrence, so that the compiler cannot recompute r[k] from in[k].
   float r[64];
@@ -122,13 +122,8 @@ extern "C" __global__ void no_frame(const float* in, float* out) {
   out[threadIdx.x] = in[threadIdx.x] * 2.0f;
 }
 )";
-  source.entry = "local_array";
-  source.name = "frames.cu";
-  absl::StatusOr<GpuTarget> gpu = ParseGpuArch("sm_90a");
-  ASSERT_TRUE(gpu.ok()) << gpu.status();
-  absl::StatusOr<CompiledKernel> kernel = CompileKernel(source, *gpu);
-  ASSERT_TRUE(kernel.ok()) << kernel.status();
-  absl::StatusOr<CubinInfo> info = InspectCubin(kernel->cubin);
+  absl::StatusOr<CubinInfo> info =
+      InspectCubin(CompileSource(kSource, "local_array", "sm_90a"));
   ASSERT_TRUE(info.ok()) << info.status();
   ASSERT_EQ(info->frame_bytes.count("local_array"), 1u);
   ASSERT_EQ(info->frame_bytes.count("no_frame"), 1u);
