@@ -284,17 +284,16 @@ bool HasFineScales(const QuantSpec& spec) {
          (spec.granularity == ScaleGranularity::kBlock && spec.block_k < 128);
 }
 
-// The 128-row, two-warpgroup decode tile of the packed and 256-column
-// k-tile rules for <= 4-bit weights with scale entries >= 128 columns
-// along K, or nullopt where the spec, the shape or `shared_budget` (per
-// block) rule it out. Its launch bounds are spelled out (blocks=N) only
-// where WgmmaBlocksPerSm's rule gives another count, so tiles that match
-// it keep their text.
+// The 128-row, two-warpgroup decode tile of the packed and wide k-tile
+// rules for weights with scale entries >= 128 columns along K, or nullopt
+// where the spec, the shape or `shared_budget` (per block) rule it out
+// (the callers say which weight widths they were measured with). Its launch
+// bounds are spelled out (blocks=N) only where WgmmaBlocksPerSm's rule gives
+// another count, so tiles that match it keep their text.
 std::optional<GemmTileConfig> NarrowDecodeTile(
     int tokens, int block_k, int stages, int blocks_per_sm, int shared_budget,
     const QuantSpec& spec, const LayerShape& shape, int smem_limit) {
-  if (spec.weight.bits > 4 || HasFineScales(spec) || shape.n % 128 != 0 ||
-      shape.k % block_k != 0) {
+  if (HasFineScales(spec) || shape.n % 128 != 0 || shape.k % block_k != 0) {
     return std::nullopt;
   }
   GemmTileConfig tile;
@@ -318,7 +317,7 @@ std::optional<GemmTileConfig> NarrowDecodeTile(
 std::optional<DecodeCandidate> PackedTileCandidate(
     const PackedTileRule& rule, const DecodeRange& range, const QuantSpec& spec,
     const LayerShape& shape, int sm_count, int smem_limit) {
-  if (range.tokens != rule.tokens) return std::nullopt;
+  if (range.tokens != rule.tokens || spec.weight.bits > 4) return std::nullopt;
   std::optional<GemmTileConfig> narrow = NarrowDecodeTile(
       range.tokens, /*block_k=*/128, /*stages=*/4, rule.blocks_per_sm,
       rule.shared_bytes, spec, shape, smem_limit);
@@ -357,32 +356,13 @@ std::optional<DecodeCandidate> PackedTileCandidate(
 // against 11.7; 4096 x 14336 with 14-16 splits: 13.7 against 11.2; 6144 x
 // 4096 two per SM: 9.0) and at 16 tokens three per SM (6144 x 4096: 10.5
 // against 7.7).
-//
-// Since the 8-token k-loop runs on mma.sync (decode-notes v41), longer
-// splits win too at 8 tokens (planner v16, bench/results/
-// tile-sweep-83b167f.md, sweeps r and s, W4 M = 1 unless said): 8x128x256
-// s4, two per SM, as many splits as one wave holds, against the plan of
-// 8a4daf3: 8192 x 8192 4 splits 10.79 against 11.42 µs; 4096 x 14336 8
-// splits 9.96 against 10.86 (M = 8: 10.11 against 11.04; bf16 10.58 against
-// 11.45); 8192 x 28672 4 splits 30.73 against 31.71; 28672 x 8192 one
-// split 31.24 against 32.65. Three stages (3 per SM) lost (4096 x 14336:
-// 10.94), five (two per SM) too (10.88; 8192 x 8192: 11.37), as did fewer
-// splits in one wave (8192 x 8192 8x128x256 s3 4 splits: 11.88). The
-// measured grids filled 85-97% of the slots; the rule asks for 3/4. With
-// bf16 activations it won on splits of 7-8 k-tiles (4096 x 14336 10.60
-// against 11.53, 8192 x 8192 11.59 against 12.12) and lost on 28-32
-// against the 256-row k-major tile (8192 x 28672 33.27 against 31.92,
-// 28672 x 8192 35.74 against 34.32; gemm-decode-c09b1b4.md, planner v17),
-// so bf16 takes it up to 8 k-tiles per split.
-std::optional<DecodeCandidate> K256TileCandidate(const DecodeRange& range,
-                                                 const QuantSpec& spec,
-                                                 const LayerShape& shape,
-                                                 int sm_count, int smem_limit) {
+std::optional<DecodeCandidate> K256ShortSplitCandidate(const DecodeRange& range,
+                                                       const QuantSpec& spec,
+                                                       const LayerShape& shape,
+                                                       int sm_count,
+                                                       int smem_limit) {
   constexpr int kBlockK = 256;
-  if ((range.tokens != 8 && range.tokens != 16) || shape.n % 128 != 0 ||
-      shape.k % kBlockK != 0) {
-    return std::nullopt;
-  }
+  if (range.tokens != 8 && range.tokens != 16) return std::nullopt;
   const int64_t n_blocks = shape.n / 128;
   const int64_t k_tiles = shape.k / kBlockK;
   const int64_t two_per_sm = int64_t{2} * sm_count;
@@ -402,23 +382,114 @@ std::optional<DecodeCandidate> K256TileCandidate(const DecodeRange& range,
                               spec, shape, smem_limit);
     }
   }
-  // 8 tokens, longer splits: the most that one wave at two per SM holds.
-  if (!tile.has_value() && range.tokens == 8) {
-    candidate.splits =
-        std::min<int64_t>({two_per_sm / n_blocks, k_tiles, int64_t{16}});
-    const bool bf16_long = spec.activation_type == DataType::kBf16 &&
-                           candidate.splits >= 1 &&
-                           k_tiles > 8 * candidate.splits;
-    if (candidate.splits >= 1 && !bf16_long &&
-        4 * n_blocks * candidate.splits >= 3 * two_per_sm) {
-      tile = NarrowDecodeTile(range.tokens, kBlockK, /*stages=*/4,
-                              /*blocks_per_sm=*/2, kTwoBlocksSharedBytes, spec,
-                              shape, smem_limit);
-    }
-  }
   if (!tile.has_value()) return std::nullopt;
   candidate.tile = *tile;
   return candidate;
+}
+
+// The k-tile width at which a 128-row tile carries 16 KB of weights per
+// stage: 256 columns of 4-bit weights (less for narrower ones), 128 of
+// 8-bit ones; 0 for the widths no sweep measured (5 to 7 bits).
+int WideBlockK(const QuantSpec& spec) {
+  if (spec.weight.bits <= 4) return 256;
+  if (spec.weight.bits == 8) return 128;
+  return 0;
+}
+
+// Long splits: since the 8-token k-loop runs on mma.sync (decode-notes
+// v41), longer splits win too at 8 tokens (planner v16, bench/results/
+// tile-sweep-83b167f.md, sweeps r and s, W4 M = 1 unless said): 8x128x256
+// s4, two per SM, as many splits as one wave holds, against the plan of
+// 8a4daf3: 8192 x 8192 4 splits 10.79 against 11.42 µs; 4096 x 14336 8
+// splits 9.96 against 10.86 (M = 8: 10.11 against 11.04; bf16 10.58 against
+// 11.45); 8192 x 28672 4 splits 30.73 against 31.71; 28672 x 8192 one
+// split 31.24 against 32.65. Three stages (3 per SM) lost (4096 x 14336:
+// 10.94), five (two per SM) too (10.88; 8192 x 8192: 11.37), as did fewer
+// splits in one wave (8192 x 8192 8x128x256 s3 4 splits: 11.88). The
+// measured grids filled 85-97% of the slots; the rule asks for 3/4. With
+// bf16 activations it won on splits of 7-8 k-tiles (4096 x 14336 10.60
+// against 11.53, 8192 x 8192 11.59 against 12.12) and lost on 28-32
+// against the 256-row k-major tile (8192 x 28672 33.27 against 31.92,
+// 28672 x 8192 35.74 against 34.32; gemm-decode-c09b1b4.md, planner v17),
+// so bf16 takes it up to 8 k-tiles per split.
+//
+// Planner v18 (bench/results/tile-sweep-16fb0a2.md, sweeps t, u, w): the
+// long-split rule of v16 holds beyond 4-bit weights at 8 tokens.
+// - 16 tokens, 16x128x256 s4, against the plan of 16fb0a2 (M = 16): fp16
+//   8192 x 8192 4 splits 12.80 against 13.61 µs, 4096 x 14336 8 splits
+//   12.06 against 13.05, 28672 x 8192 one split 37.14 against 37.84,
+//   8192 x 28672 4 splits 34.85 against 34.85; bf16 8192 x 8192 13.75
+//   against 14.67, 4096 x 14336 12.94 against 14.08, but 28672 x 8192
+//   41.51 against 40.63 and 8192 x 28672 38.74 against 37.10 (32 and 28
+//   k-tiles per split: bf16's 8-k-tile limit again). 6144 x 4096 (5 splits
+//   of 3.2 k-tiles) lost: 7.91 against 7.69.
+// - 32 tokens, 32x128x256 s3 (three stages fit two per SM), same splits:
+//   8192 x 8192 15.86 against 16.27, 4096 x 14336 14.93 against 15.33,
+//   28672 x 8192 45.71 against 48.02; tile-sweep-372666e.md had the same
+//   on older kernels (8192 x 28672 44.63 against 45.61) and losses on the
+//   splits of 2 and 3.2 k-tiles (4096 x 4096 8.72 against 8.39, 6144 x
+//   4096 10.23 against 9.69). So at 16 and 32 tokens each split keeps >= 4
+//   k-tiles.
+// - 8-bit weights at 8 tokens in 128-column tiles (the same 16 KB per
+//   stage), 4 stages: uint8 8192 x 8192 4 splits 18.16 against 19.78 µs
+//   (e4m3 18.18 against 19.85), 8192 x 28672 4 splits 56.34 against 57.32,
+//   28672 x 8192 one split 63.36 against 65.92; 256-column 8-bit tiles
+//   (three stages) lost by 20-35%. On the small layers the rule gives the
+//   tile and splits they already had (three per SM lost: 4096 x 4096 7.39
+//   against 6.86).
+// bf16 with 8-bit weights and 32 tokens were not measured; they take the
+// same 8-k-tile limit.
+std::optional<DecodeCandidate> LongSplitTileCandidate(
+    const DecodeRange& range, const QuantSpec& spec, const LayerShape& shape,
+    int sm_count, int smem_limit, int block_k) {
+  const bool eight_bit = spec.weight.bits == 8;
+  if (range.tokens == 64 || (eight_bit && range.tokens != 8)) {
+    return std::nullopt;
+  }
+  const int64_t n_blocks = shape.n / 128;
+  const int64_t k_tiles = shape.k / block_k;
+  const int64_t two_per_sm = int64_t{2} * sm_count;
+  DecodeCandidate candidate;
+  candidate.splits =
+      std::min<int64_t>({two_per_sm / n_blocks, k_tiles, int64_t{16}});
+  if (candidate.splits < 1) return std::nullopt;
+  const bool fills_the_wave = 4 * n_blocks * candidate.splits >= 3 * two_per_sm;
+  const bool bf16_long =
+      spec.activation_type == DataType::kBf16 && k_tiles > 8 * candidate.splits;
+  const bool short_splits = range.tokens > 8 && k_tiles < 4 * candidate.splits;
+  if (!fills_the_wave || bf16_long || short_splits) return std::nullopt;
+  // The 8-bit tile is the one the sweeps ran, and the small layers' 8-bit
+  // 8-token tile: the launch bounds of four per SM (64 registers), while
+  // its shared memory (four 18 KB stages) lets two reside.
+  std::optional<GemmTileConfig> tile = NarrowDecodeTile(
+      range.tokens, block_k, /*stages=*/range.tokens == 32 ? 3 : 4,
+      /*blocks_per_sm=*/eight_bit ? 4 : 2, kTwoBlocksSharedBytes, spec, shape,
+      smem_limit);
+  if (!tile.has_value()) return std::nullopt;
+  candidate.tile = *tile;
+  return candidate;
+}
+
+// 16 KB k-tiles (WideBlockK) in 128-row blocks, two per SM: on the small
+// layers at 8 and 16 tokens in splits of two k-tiles (4-bit weights), else
+// in long splits (LongSplitTileCandidate).
+std::optional<DecodeCandidate> WideKTileCandidate(const DecodeRange& range,
+                                                  const QuantSpec& spec,
+                                                  const LayerShape& shape,
+                                                  int sm_count,
+                                                  int smem_limit) {
+  const int block_k = WideBlockK(spec);
+  if (block_k == 0 || shape.n % 128 != 0 || shape.k % block_k != 0) {
+    return std::nullopt;
+  }
+  if (spec.weight.bits <= 4) {
+    if (std::optional<DecodeCandidate> short_splits =
+            K256ShortSplitCandidate(range, spec, shape, sm_count, smem_limit)) {
+      return short_splits;
+    }
+  }
+  return LongSplitTileCandidate(range, spec, shape, sm_count, smem_limit,
+                                block_k);
 }
 
 // 256-row tiles read their scales k-major (layout=kmajor) where the kernel
@@ -500,9 +571,9 @@ absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
         chosen = *packed;
       }
     }
-    if (std::optional<DecodeCandidate> k256 =
-            K256TileCandidate(range, spec, shape, sm_count, smem_limit)) {
-      chosen = *k256;
+    if (std::optional<DecodeCandidate> wide_k =
+            WideKTileCandidate(range, spec, shape, sm_count, smem_limit)) {
+      chosen = *wide_k;
     }
     // Only a client that passes the k-major copy as GemmArgs::scales can
     // launch it.

@@ -378,15 +378,17 @@ const GemmCase kCases[] = {
 // (N = 64 * odd exercises the one-warpgroup tile, multiples of 128 the
 // two-warpgroup one). M <= 64 only; the mma.sync ranges are the grid's.
 // Plus real layers, where the planner picks what small layers never get:
-// 4-bit 14336 x 4096 runs 256-column k-tiles at 8 tokens in splits of 8
-// k-tiles (planner v16) and three 16-token blocks per SM (blocks=3); 4-bit
-// 6144 x 4224 (K not a multiple of 256) four 8-token blocks per SM; 8-bit 8192
-// x 8192 two 64-row blocks per warpgroup (BN 256) at 8 tokens, with k-major
-// scales (groups wider than a k-tile; 8-bit weights keep 128-row tiles at 8
-// tokens on smaller layers); 4-bit 8192 x 8192 with groups of 64 BN 256 at 8
-// and 16 tokens (splits of >= 8 k-tiles), k-major with groups narrower than a
-// k-tile; 8-bit channel-wise 8192 x 8192 BN 256 at 8 tokens, whose k-major
-// scales are the checkpoint tensor itself; 4-bit 4096 x 4096 (fp16) and 6144 x
+// 4-bit 14336 x 4096 runs 256-column k-tiles in splits of 8 k-tiles at 8,
+// 16 and 32 tokens (planner v16, v18: 16x128x256 four stages, 32x128x256
+// three); 4-bit 6144 x 4224 (K not a multiple of 256) four 8-token blocks per
+// SM and three 16-token ones (blocks=3); 8-bit 8192 x 8192 128-column k-tiles
+// in 4 splits of 16 at 8 tokens (v18); with bf16 activations (splits that long
+// are bf16's limit) two 64-row blocks per warpgroup (BN 256) at 8 tokens, with
+// k-major scales (groups wider than a k-tile); 4-bit 8192 x 8192 with groups
+// of 64 BN 256 at 8 and 16 tokens (splits of >= 8 k-tiles), k-major with
+// groups narrower than a k-tile; 8-bit channel-wise 8192 x 8192 (bf16) BN 256
+// at 8 tokens, whose k-major scales are the checkpoint tensor itself; 4-bit
+// 4096 x 4096 (fp16) and 6144 x
 // 4096 (bf16) take 256-column k-tiles at 8 tokens (two and three per SM) and,
 // on 4096 x 4096, at 16 tokens (planner v13), and so does 1024 x 4096 with
 // integer zero points (8 splits of 64 blocks). (Bulk (TMA) weight copies are no
@@ -407,9 +409,13 @@ std::vector<GemmCase> DecodeCases() {
   cases.push_back(
       GemmCase{"weight=uint8,group=128,scale=fp16", 8192, 8192, kDecode});
   cases.push_back(
+      GemmCase{"weight=uint8,group=128,scale=bf16,act=bf16,out=bf16", 8192,
+               8192, kDecode});
+  cases.push_back(
       GemmCase{"weight=uint4,group=64,scale=fp16", 8192, 8192, kDecode});
   cases.push_back(
-      GemmCase{"weight=uint8,group=channel,scale=fp16", 8192, 8192, kDecode});
+      GemmCase{"weight=uint8,group=channel,scale=bf16,act=bf16,out=bf16", 8192,
+               8192, kDecode});
   cases.push_back(
       GemmCase{"weight=uint4,group=128,scale=fp16", 4096, 4096, kDecode});
   cases.push_back(
@@ -500,7 +506,10 @@ TEST(GemmCaseGridTest, DecodeCasesCoverEveryWgmmaRange) {
   // The real layers reach the wide tiles, at 8 tokens and at 16, the tiles
   // that run four (8 tokens) and three (16 tokens) blocks per SM, and
   // k-major scales both from a transposed copy (groups) and from the
-  // checkpoint tensor (channel-wise).
+  // checkpoint tensor (channel-wise), and planner v18's 32-token 256-column
+  // tiles and 8-bit 8-token long splits on a large layer.
+  int wide_k_32 = 0;
+  int w8_long_splits = 0;
   int wide = 0;
   int wide_16 = 0;
   int four_per_sm = 0;
@@ -523,6 +532,10 @@ TEST(GemmCaseGridTest, DecodeCasesCoverEveryWgmmaRange) {
       ASSERT_TRUE(tile.ok()) << tile.status();
       if (tile->mma != GemmMma::kWgmma) continue;
       wide += tile->block_n == 256 ? 1 : 0;
+      wide_k_32 += tile->block_m == 32 && tile->block_k == 256;
+      w8_long_splits += request.spec.weight.bits == 8 && tile->block_m == 8 &&
+                        tile->block_n == 128 &&
+                        request.shape.n * request.shape.k >= 8192 * 8192;
       wide_16 += tile->block_n == 256 && tile->block_m == 16 ? 1 : 0;
       // The 4-bit four-per-SM tile (8-bit 8-token tiles on small layers
       // share its text and launch bounds, but their shared memory admits
@@ -537,6 +550,8 @@ TEST(GemmCaseGridTest, DecodeCasesCoverEveryWgmmaRange) {
       }
     }
   }
+  EXPECT_GE(wide_k_32, 1);
+  EXPECT_GE(w8_long_splits, 1);
   EXPECT_GE(wide, 2);
   EXPECT_GE(wide_16, 1);
   EXPECT_GE(four_per_sm, 1);

@@ -113,11 +113,12 @@ TEST_F(ClientModeTest, AutoWithoutDaemonIsEmbeddedAndMatchesTheDaemon) {
 }
 
 // The SDK launches with the current GemmArgs, so a request that leaves
-// launch_abi unset is resolved for it: 28672 x 8192 W4 on Hopper gets its
-// k-major 256-row 16-token decode tile (a client of the original layout
-// would not; 8 tokens run 128-row tiles since planner v16).
+// launch_abi unset is resolved for it: 11776 x 8192 W4 on Hopper gets its
+// k-major 256-row 8- and 16-token decode tiles (a client of the original
+// layout would not; the layers run 128-row tiles there since
+// planner v16 / v18).
 TEST_F(ClientModeTest, UnsetLaunchAbiIsTheClientsOwn) {
-  v1::KernelRequest request = LayerRequest(28672, 8192, "sm_90a");
+  v1::KernelRequest request = LayerRequest(11776, 8192, "sm_90a");
   request.set_family(v1::KERNEL_FAMILY_GEMM);
   ASSERT_EQ(request.launch_abi(), 0u);
   auto created = KernelClient::Create(
@@ -140,7 +141,7 @@ TEST_F(ClientModeTest, UnsetLaunchAbiIsTheClientsOwn) {
   for (const v1::Kernel& kernel : (*resolved)->kernels()) {
     k_major += kernel.config().find("layout=kmajor") != std::string::npos;
   }
-  EXPECT_EQ(k_major, 1);
+  EXPECT_EQ(k_major, 2);
 }
 
 TEST_F(ClientModeTest, EmbeddedCacheSurvivesReopenAndIsLocked) {

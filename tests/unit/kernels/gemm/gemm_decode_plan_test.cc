@@ -143,11 +143,12 @@ TEST(GemmDecodePlanTest, OnlyHopperLayersWithNMultipleOf64GetWgmma) {
 // The planner's choices on the layers its sweeps measured
 // (bench/results/gemm-decode-ab-2fd1435-9783e8d.md, tile-sweep-a9fcdbf.md,
 // tile-sweep-a2df06b.md, tile-sweep-e24ce42.md):
-// 256-row tiles at 8 tokens unless 128 rows fill clearly better, and for
-// 4-bit weights at 16 tokens on long splits, reading k-major scales; BK 128
-// for 4-bit weights and at 16 and 32 tokens; short rings; splits within one
-// wave; 4-bit 16-token tiles three per SM on layers of many short splits;
-// weights by cp.async.
+// 128-row tiles of 16 KB k-tiles (256 columns of 4-bit weights, 128 of
+// 8-bit ones) in as many splits as one wave of two per SM holds, at 8
+// tokens and, for 4-bit weights on splits of >= 4 k-tiles, at 16 and 32
+// (planner v16-v18); bf16 only up to 8 k-tiles per split, else the 256-row
+// k-major tiles; short rings; splits within one wave; 4-bit 16-token tiles
+// three per SM on layers of many short splits; weights by cp.async.
 TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
   struct Expected {
     const char* spec;
@@ -160,21 +161,22 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
        8192,
        8192,
        {"tile=8x128x256,warps=1x8,stages=4,mma=wgmma",
-        "tile=16x128x128,warps=1x8,stages=4,mma=wgmma,blocks=3",
-        "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
+        "tile=16x128x256,warps=1x8,stages=4,mma=wgmma",
+        "tile=32x128x256,warps=1x8,stages=3,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
-       {4, 6, 4, 4}},
-      // 8 tokens: 256-column k-tiles two per SM (8 splits, 256 blocks);
-      // short splits: three 16-token blocks per SM (12 splits, 384 blocks).
+       {4, 4, 4, 4}},
+      // 256-column k-tiles two per SM (8 splits of 7 k-tiles, 256 blocks)
+      // up to 32 tokens.
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
        4096,
        14336,
        {"tile=8x128x256,warps=1x8,stages=4,mma=wgmma",
-        "tile=16x128x128,warps=1x8,stages=4,mma=wgmma,blocks=3",
-        "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
+        "tile=16x128x256,warps=1x8,stages=4,mma=wgmma",
+        "tile=32x128x256,warps=1x8,stages=3,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
-       {8, 12, 8, 8}},
-      // 8 tokens: 256-column k-tiles three per SM (384 blocks, one wave).
+       {8, 8, 8, 8}},
+      // 8 tokens: 256-column k-tiles three per SM (384 blocks, one wave);
+      // 16 and 32 tokens: splits of 3.2 256-column k-tiles are too short.
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
        6144,
        4096,
@@ -183,25 +185,34 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
         "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
        {8, 8, 5, 5}},
-      // 224 128-row blocks need no split at 8 tokens (256-column k-tiles);
-      // at 16, 112 256-row blocks in 2 splits fill one wave.
+      // 224 128-row blocks need no split up to 32 tokens (256-column
+      // k-tiles).
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
        28672,
        8192,
        {"tile=8x128x256,warps=1x8,stages=4,mma=wgmma",
-        "tile=16x256x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor",
-        "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
+        "tile=16x128x256,warps=1x8,stages=4,mma=wgmma",
+        "tile=32x128x256,warps=1x8,stages=3,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
-       {1, 2, 1, 1}},
-      // Long splits keep the 256-row 16-token tile (28 k-tiles each).
+       {1, 1, 1, 1}},
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
        8192,
        28672,
        {"tile=8x128x256,warps=1x8,stages=4,mma=wgmma",
+        "tile=16x128x256,warps=1x8,stages=4,mma=wgmma",
+        "tile=32x128x256,warps=1x8,stages=3,mma=wgmma",
+        "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
+       {4, 4, 4, 4}},
+      // bf16 on splits of 28-32 k-tiles keeps the 256-row k-major tiles at
+      // 8 and 16 tokens, and BK 128 at 32.
+      {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16",
+       28672,
+       8192,
+       {"tile=8x256x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor",
         "tile=16x256x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor",
         "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
-       {4, 8, 4, 4}},
+       {2, 2, 1, 1}},
       // 256-column k-tiles at 8 and 16 tokens, two per split (256 blocks,
       // two per SM).
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
@@ -212,14 +223,16 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
         "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
        {8, 8, 8, 8}},
+      // 8-bit weights at 8 tokens: 128-column k-tiles (16 KB) in long
+      // splits (planner v18).
       {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16",
        8192,
        28672,
-       {"tile=8x256x64,warps=1x8,stages=5,mma=wgmma,layout=kmajor",
+       {"tile=8x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=16x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=64x128x64,warps=1x8,stages=6,mma=wgmma,scales=pre"},
-       {8, 4, 4, 4}},
+       {4, 4, 4, 4}},
       // Small layers: 8-bit weights at 8 tokens take the 16-token tile's
       // shape and splits.
       {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16",
@@ -241,29 +254,29 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
       {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16",
        8192,
        8192,
-       {"tile=8x256x64,warps=1x8,stages=5,mma=wgmma,layout=kmajor",
+       {"tile=8x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=16x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=64x128x64,warps=1x8,stages=6,mma=wgmma,scales=pre"},
-       {8, 4, 4, 4}},
-      // bf16 on the large layers: 256-column k-tiles at 8 tokens as for
-      // fp16 (v16); three per SM at 16 tokens as for fp16.
+       {4, 4, 4, 4}},
+      // bf16 on splits of <= 8 k-tiles: 256-column k-tiles up to 32 tokens
+      // as for fp16.
       {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16",
        8192,
        8192,
        {"tile=8x128x256,warps=1x8,stages=4,mma=wgmma",
-        "tile=16x128x128,warps=1x8,stages=4,mma=wgmma,blocks=3",
-        "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
+        "tile=16x128x256,warps=1x8,stages=4,mma=wgmma",
+        "tile=32x128x256,warps=1x8,stages=3,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
-       {4, 6, 4, 4}},
+       {4, 4, 4, 4}},
       {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16",
        4096,
        14336,
        {"tile=8x128x256,warps=1x8,stages=4,mma=wgmma",
-        "tile=16x128x128,warps=1x8,stages=4,mma=wgmma,blocks=3",
-        "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
+        "tile=16x128x256,warps=1x8,stages=4,mma=wgmma",
+        "tile=32x128x256,warps=1x8,stages=3,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
-       {8, 12, 8, 8}},
+       {8, 8, 8, 8}},
   };
   for (const Expected& e : expected) {
     SCOPED_TRACE(::testing::Message()
@@ -461,24 +474,37 @@ TEST(GemmDecodePlanTest, FourBlocksPerSmTilesFitFourAndTheStubSaysSo) {
   ASSERT_TRUE(channel.ok()) << channel.status();
   EXPECT_EQ(channel->entries[0].config.text,
             "tile=8x128x256,warps=1x8,stages=4,mma=wgmma");
-  // 8-bit weights keep their 256-row 8-token tiles (k-major since v12).
-  absl::StatusOr<Plan> w8 = PlanKernels(Request(
-      "weight=uint8,group=128,scale=fp16,act=fp16,out=fp16", 8192, 8192));
+  // 8-bit weights at 8 tokens: 128-column k-tiles in long splits (planner
+  // v18), with the launch bounds of four per SM (64 registers) that their
+  // small-layer tile always had, though their shared memory lets two reside.
+  const KernelRequest w8_request = Request(
+      "weight=uint8,group=128,scale=fp16,act=fp16,out=fp16", 8192, 8192);
+  absl::StatusOr<Plan> w8 = PlanKernels(w8_request);
   ASSERT_TRUE(w8.ok()) << w8.status();
-  EXPECT_EQ(w8->entries[0].config.text,
-            "tile=8x256x64,warps=1x8,stages=5,mma=wgmma,layout=kmajor");
+  const PlanEntry& w8_entry = w8->entries[0];
+  EXPECT_EQ(w8_entry.config.text,
+            "tile=8x128x128,warps=1x8,stages=4,mma=wgmma");
+  EXPECT_EQ(Sm90ResidentBlocks(256, 64, w8_entry.launch.dynamic_shared_memory),
+            2);
+  absl::StatusOr<KernelSource> w8_stub =
+      GenerateStub(w8_request, w8_entry.config);
+  ASSERT_TRUE(w8_stub.ok()) << w8_stub.status();
+  EXPECT_NE(w8_stub->source.find("__launch_bounds__(256, 4)"),
+            std::string::npos);
 }
 
 // The 16-token tiles planned three per SM (planner v12) fit three (shared
 // memory; blocks=3 caps the stub's registers), split to pass two blocks
 // per SM with <= 12 k-tiles per split; the layers where they did not win
-// keep theirs.
+// keep theirs, and those whose K takes 256-column k-tiles in long splits
+// take those (planner v18: 8192 x 8192, 4096 x 14336; here K = 7808 and
+// 14208, not multiples of 256, keep three per SM).
 TEST(GemmDecodePlanTest, ThreeBlocksPerSmTilesFitThreeAndTheStubSaysSo) {
   struct Layer {
     int64_t n, k, splits;
   };
   const Layer three_per_sm[] = {
-      {8192, 8192, 6}, {4096, 14336, 12}, {6144, 4096, 8}};
+      {8192, 7808, 6}, {4096, 14208, 12}, {6144, 4096, 8}};
   for (const char* spec :
        {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
         "weight=uint4,group=128,scale=bf16,act=bf16,out=bf16"}) {
@@ -508,11 +534,14 @@ TEST(GemmDecodePlanTest, ThreeBlocksPerSmTilesFitThreeAndTheStubSaysSo) {
   }
   // 4096 x 4096: 8 splits are 256 blocks (no gain measured); 8192 x 28672:
   // 6 splits of 37 k-tiles (slower); 28672 x 8192: 224 blocks; groups of 32
-  // and 64, and 8-bit weights, were not measured three per SM.
+  // and 64, and 8-bit weights, were not measured three per SM; 8192 x 8192
+  // and 4096 x 14336 take 256-column k-tiles (v18).
   const std::pair<const char*, std::pair<int64_t, int64_t>> kept[] = {
       {"weight=uint4,group=128,scale=fp16", {4096, 4096}},
       {"weight=uint4,group=128,scale=fp16", {8192, 28672}},
       {"weight=uint4,group=128,scale=fp16", {28672, 8192}},
+      {"weight=uint4,group=128,scale=fp16", {8192, 8192}},
+      {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16", {4096, 14336}},
       {"weight=uint4,group=32,scale=fp16", {8192, 8192}},
       {"weight=uint4,group=64,scale=fp16", {8192, 8192}},
       {"weight=uint8,group=128,scale=fp16", {8192, 8192}}};
@@ -619,9 +648,11 @@ TEST(GemmDecodePlanTest, K256TilesOnSmallLayersFitOneWave) {
 // Planner v16: at 8 tokens, 256-column k-tiles four stages deep, two per
 // SM, in as many splits as one wave holds (the most <= 16 with n_blocks x
 // splits <= 2 x SMs), where that fills >= 3/4 of the wave
-// (bench/results/tile-sweep-83b167f.md); 16 tokens and wider weights keep
-// their tiles.
-TEST(GemmDecodePlanTest, K256LongSplitsAt8TokensFillOneWave) {
+// (bench/results/tile-sweep-83b167f.md). Planner v18: the same at 16 tokens
+// and, three stages deep, at 32 where each split keeps >= 4 k-tiles, and
+// for 8-bit weights at 8 tokens in 128-column k-tiles
+// (bench/results/tile-sweep-16fb0a2.md).
+TEST(GemmDecodePlanTest, LongSplitsOf16KbTilesFillOneWave) {
   struct Case {
     const char* spec;
     int64_t n, k;
@@ -653,8 +684,11 @@ TEST(GemmDecodePlanTest, K256LongSplitsAt8TokensFillOneWave) {
     absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(entry.config.text);
     ASSERT_TRUE(tile.ok()) << tile.status();
     EXPECT_EQ(WgmmaBlocksPerSm(*tile), 2);
-    EXPECT_EQ(plan->entries[1].config.text.find("x256,"), std::string::npos)
-        << plan->entries[1].config.text;
+    // 16 tokens: the same tile and splits (planner v18; >= 4 k-tiles per
+    // split).
+    EXPECT_EQ(plan->entries[1].config.text,
+              "tile=16x128x256,warps=1x8,stages=4,mma=wgmma");
+    EXPECT_EQ(plan->entries[1].launch.grid_z, c.splits);
   }
   // bf16 only up to 8 k-tiles per split (planner v17): the long-split
   // layers keep the 256-row k-major tile they ran faster on.
@@ -693,12 +727,39 @@ TEST(GemmDecodePlanTest, K256LongSplitsAt8TokensFillOneWave) {
   EXPECT_EQ(one_tile.config.text.find("x256,"), std::string::npos)
       << one_tile.config.text;
   EXPECT_LE(one_tile.launch.grid_z * 64, 256);
-  // 8-bit weights keep their 8-token tiles.
-  absl::StatusOr<Plan> w8 =
-      PlanKernels(Request("weight=uint8,group=128,scale=fp16", 8192, 8192));
-  ASSERT_TRUE(w8.ok()) << w8.status();
-  EXPECT_EQ(w8->entries[0].config.text.find("x256,"), std::string::npos)
-      << w8->entries[0].config.text;
+  // 16 and 32 tokens: a split of exactly 4 k-tiles takes the rule (8192 x
+  // 4096: 4 splits of 16), one of 3.75 does not (8192 x 3840).
+  const PlanEntry four_tiles =
+      PlanKernels(Request(kW4, 8192, 4096))->entries[1];
+  EXPECT_EQ(four_tiles.config.text,
+            "tile=16x128x256,warps=1x8,stages=4,mma=wgmma");
+  EXPECT_EQ(four_tiles.launch.grid_z, 4);
+  const Plan short_plan = *PlanKernels(Request(kW4, 8192, 3840));
+  for (int i : {1, 2}) {
+    EXPECT_EQ(short_plan.entries[i].config.text.find("x256,"),
+              std::string::npos)
+        << short_plan.entries[i].config.text;
+  }
+  // 8-bit weights: 128-column k-tiles at 8 tokens only (e4m3 too), and not
+  // for widths no sweep measured (6 bits).
+  for (const char* spec : {"weight=uint8,group=128,scale=fp16",
+                           "weight=e4m3,group=128,scale=fp16"}) {
+    SCOPED_TRACE(spec);
+    absl::StatusOr<Plan> w8 = PlanKernels(Request(spec, 28672, 8192));
+    ASSERT_TRUE(w8.ok()) << w8.status();
+    EXPECT_EQ(w8->entries[0].config.text,
+              "tile=8x128x128,warps=1x8,stages=4,mma=wgmma");
+    EXPECT_EQ(w8->entries[0].launch.grid_z, 1);
+    EXPECT_EQ(w8->entries[1].config.text,
+              "tile=16x128x128,warps=1x8,stages=4,mma=wgmma");
+  }
+  absl::StatusOr<Plan> w6 =
+      PlanKernels(Request("weight=uint6,group=128,scale=fp16", 8192, 8192));
+  ASSERT_TRUE(w6.ok()) << w6.status();
+  EXPECT_NE(w6->entries[0].config.text,
+            "tile=8x128x128,warps=1x8,stages=4,mma=wgmma");
+  EXPECT_EQ(w6->entries[0].config.text.find("x256,"), std::string::npos)
+      << w6->entries[0].config.text;
 }
 
 // k-major scales (planner v12) on the 256-row tiles of specs whose kernel
@@ -721,16 +782,26 @@ TEST(GemmDecodePlanTest, KMajorScalesOnWideTilesOfSpecsWithOneScalePerRow) {
     return out;
   };
   const char* const kW4 = "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16";
+  const char* const kW4Bf16 =
+      "weight=uint4,group=128,scale=bf16,act=bf16,out=bf16";
   for (auto [n, k] : {std::pair<int64_t, int64_t>{28672, 8192},
                       std::pair<int64_t, int64_t>{8192, 28672}}) {
     SCOPED_TRACE(::testing::Message() << "N=" << n << " K=" << k);
-    const std::vector<GemmTileConfig> planned = tiles(kW4, n, k);
-    ASSERT_EQ(planned.size(), 4u);
-    EXPECT_EQ(planned[1].block_n, 256);
-    EXPECT_TRUE(planned[1].k_major_scales);
-    // 8 tokens: 128 rows since planner v16.
-    EXPECT_EQ(planned[0].block_n, 128);
-    EXPECT_FALSE(planned[0].k_major_scales);
+    // bf16 on splits of 28-32 k-tiles: 256-row k-major tiles at 8 and 16
+    // tokens.
+    const std::vector<GemmTileConfig> bf16 = tiles(kW4Bf16, n, k);
+    ASSERT_EQ(bf16.size(), 4u);
+    for (int i : {0, 1}) {
+      EXPECT_EQ(bf16[i].block_n, 256);
+      EXPECT_TRUE(bf16[i].k_major_scales);
+    }
+    // fp16: 128 rows since planner v16 (8 tokens) and v18 (16).
+    const std::vector<GemmTileConfig> fp16 = tiles(kW4, n, k);
+    ASSERT_EQ(fp16.size(), 4u);
+    for (int i : {0, 1}) {
+      EXPECT_EQ(fp16[i].block_n, 128);
+      EXPECT_FALSE(fp16[i].k_major_scales);
+    }
   }
   {
     const std::vector<GemmTileConfig> planned = tiles(kW4, 8192, 8192);
@@ -740,12 +811,15 @@ TEST(GemmDecodePlanTest, KMajorScalesOnWideTilesOfSpecsWithOneScalePerRow) {
     EXPECT_FALSE(planned[0].k_major_scales);
   }
   // Channel-wise scales are k-major as they are: their 256-row tiles read
-  // them so (4-bit on 28672 x 8192 at 16 tokens, 8-bit on 8192 x 8192 at 8).
+  // them so (bf16, 4-bit on 28672 x 8192 at 16 tokens, 8-bit on 8192 x
+  // 8192 at 8).
   for (const auto& [spec, n, k, range] :
        {std::tuple<const char*, int64_t, int64_t, int>{
-            "weight=uint4,group=channel,scale=fp16", 28672, 8192, 1},
+            "weight=uint4,group=channel,scale=bf16,act=bf16,out=bf16", 28672,
+            8192, 1},
         std::tuple<const char*, int64_t, int64_t, int>{
-            "weight=uint8,group=channel,scale=fp16", 8192, 8192, 0}}) {
+            "weight=uint8,group=channel,scale=bf16,act=bf16,out=bf16", 8192,
+            8192, 0}}) {
     SCOPED_TRACE(::testing::Message() << spec << " N=" << n << " K=" << k);
     const std::vector<GemmTileConfig> planned = tiles(spec, n, k);
     ASSERT_EQ(planned.size(), 4u);
@@ -753,13 +827,14 @@ TEST(GemmDecodePlanTest, KMajorScalesOnWideTilesOfSpecsWithOneScalePerRow) {
     EXPECT_TRUE(planned[range].k_major_scales);
   }
   // Specs the k-major kernel refuses keep row windows, on every layer,
-  // though they do get 256-row tiles.
+  // though they do get 256-row tiles (bf16 activations where fp16 ones
+  // take 128-row tiles on every layer here since v18).
   for (const char* spec :
        {"weight=uint4,group=128,scale=fp16,zero=int",
         "weight=uint4,group=128,scale=bf16,zero=float,act=bf16,out=bf16",
-        "weight=uint4,group=128x128,scale=fp16",
-        "weight=e4m3,group=128x128,scale=fp32",
-        "weight=uint4,group=tensor,scale=fp16"}) {
+        "weight=uint4,group=128x128,scale=bf16,act=bf16,out=bf16",
+        "weight=e4m3,group=128x128,scale=fp32,act=bf16,out=bf16",
+        "weight=uint4,group=tensor,scale=bf16,act=bf16,out=bf16"}) {
     int wide = 0;
     for (auto [n, k] : kDecodeLayers) {
       SCOPED_TRACE(::testing::Message() << spec << " N=" << n << " K=" << k);
@@ -783,18 +858,23 @@ TEST(GemmDecodePlanTest, KMajorTilesOnlyForClientsThatPassTheKMajorScales) {
     EXPECT_TRUE(plan.ok()) << plan.status();
     return plan.ok() ? *plan : Plan();
   };
-  const Plan original = plan_for(kW4, 28672, 8192, kLaunchAbiOriginal);
-  const Plan current = plan_for(kW4, 28672, 8192, kCurrentLaunchAbi);
+  const char* const kW4Bf16 =
+      "weight=uint4,group=128,scale=bf16,act=bf16,out=bf16";
+  const Plan original = plan_for(kW4Bf16, 28672, 8192, kLaunchAbiOriginal);
+  const Plan current = plan_for(kW4Bf16, 28672, 8192, kCurrentLaunchAbi);
   ASSERT_EQ(original.entries.size(), current.entries.size());
   ASSERT_GE(current.entries.size(), 4u);
   EXPECT_EQ(current.entries[0].config.text,
-            "tile=8x128x256,warps=1x8,stages=4,mma=wgmma");
+            "tile=8x256x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor");
   EXPECT_EQ(current.entries[1].config.text,
             "tile=16x256x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor");
   EXPECT_EQ(original.entries[0].config.text,
-            "tile=8x128x256,warps=1x8,stages=4,mma=wgmma");
+            "tile=8x256x128,warps=1x8,stages=4,mma=wgmma");
   EXPECT_EQ(original.entries[1].config.text,
             "tile=16x256x128,warps=1x8,stages=4,mma=wgmma");
+  // fp16 takes 128-row tiles there, the same for both.
+  EXPECT_EQ(plan_for(kW4, 28672, 8192, kLaunchAbiOriginal).entries[1].config,
+            plan_for(kW4, 28672, 8192, kCurrentLaunchAbi).entries[1].config);
 
   // Every decode layer and spec: nothing k-major for ABI 0, and the same
   // plan as the current ABI's once its k-major option is taken off.
