@@ -131,6 +131,7 @@ std::string FormatGemmTileText(const GemmTileConfig& tile) {
       tile.bulk_weights ? ",copy=bulk" : "",
       tile.prescaled_scales ? ",scales=pre" : "",
       tile.k_major_scales ? ",layout=kmajor" : "",
+      tile.warp_split_k > 1 ? absl::StrCat(",ksplit=", tile.warp_split_k) : "",
       tile.blocks_per_sm > 0 ? absl::StrCat(",blocks=", tile.blocks_per_sm)
                              : "");
 }
@@ -154,7 +155,15 @@ absl::StatusOr<GemmTileConfig> ParseGemmTileText(std::string_view text) {
     tile.bulk_weights = take("copy=bulk");
     tile.prescaled_scales = take("scales=pre");
     tile.k_major_scales = take("layout=kmajor");
-    if (next < fields.size() && absl::StartsWith(fields[next], "blocks=")) {
+    if (next < fields.size() && absl::StartsWith(fields[next], "ksplit=")) {
+      int split[1];
+      blocks_ok = ParseDims(fields[next].substr(7), 1, split) &&
+                  (split[0] == 2 || split[0] == 4 || split[0] == 8);
+      tile.warp_split_k = blocks_ok ? split[0] : 1;
+      ++next;
+    }
+    if (blocks_ok && next < fields.size() &&
+        absl::StartsWith(fields[next], "blocks=")) {
       int blocks[1];
       blocks_ok = ParseDims(fields[next].substr(7), 1, blocks) &&
                   blocks[0] >= 1 && blocks[0] <= 4;
@@ -168,7 +177,7 @@ absl::StatusOr<GemmTileConfig> ParseGemmTileText(std::string_view text) {
       !absl::StartsWith(fields[2], "stages=")) {
     return Invalid(absl::StrCat(
         "expected tile=BMxBNxBK,warps=WMxWN,stages=S[,mma=wgmma[,copy=bulk]"
-        "[,scales=pre][,layout=kmajor][,blocks=1..4]] (got '",
+        "[,scales=pre][,layout=kmajor][,ksplit=2|4|8][,blocks=1..4]] (got '",
         whole, "')"));
   }
   int dims[3];
@@ -197,11 +206,36 @@ absl::Status CheckGemmUnits(int64_t n, int64_t k) {
 
 absl::Status ValidateGemmTile(const GemmTileConfig& tile, int64_t n,
                               int64_t k) {
-  if (tile.block_k % kGemmUnitK != 0 || tile.block_k > 256) {
-    return Invalid(absl::StrCat("BK must be 64, 128, 192 or 256 (got ",
-                                tile.block_k, ")"));
+  // k-split warps each take at most 256 columns of a tile.
+  if (tile.block_k % kGemmUnitK != 0 ||
+      tile.block_k > 256 * std::max(1, tile.warp_split_k)) {
+    return Invalid(absl::StrCat(
+        "BK must be 64, 128, 192 or 256 (with ksplit=S, up to 256 per warp's "
+        "slice; got ",
+        tile.block_k, ")"));
   }
-  if (tile.mma == GemmMma::kWgmma) {
+  if (tile.warp_split_k != 1) {
+    if (tile.mma != GemmMma::kWgmma || tile.block_m != 8 ||
+        tile.warps_m != 1 ||
+        (tile.warps_n != 4 && tile.warps_n != 8 && tile.warps_n != 16) ||
+        (tile.warp_split_k != 2 && tile.warp_split_k != 4 &&
+         tile.warp_split_k != 8) ||
+        tile.block_n * tile.warp_split_k != 16 * tile.warps_n ||
+        (tile.block_k / kGemmUnitK) % tile.warp_split_k != 0 ||
+        tile.bulk_weights) {
+      return Invalid(absl::StrCat(
+          "ksplit=S is an 8-token wgmma tile option: S of 2, 4 or 8 warps per "
+          "16-row n-unit (BN = 16 * warps / S), whole 64-column units per "
+          "slice, cp.async weights (tile ",
+          tile.block_m, "x", tile.block_n, "x", tile.block_k, ", warps ",
+          tile.warps_m, "x", tile.warps_n, ", ksplit=", tile.warp_split_k,
+          ")"));
+    }
+    if (tile.stages < 3 || tile.stages > 12) {
+      return Invalid(absl::StrCat("wgmma tiles take 3..12 stages (got ",
+                                  tile.stages, ")"));
+    }
+  } else if (tile.mma == GemmMma::kWgmma) {
     const int warpgroups = tile.warps_n / 4;
     if ((tile.block_m != 8 && tile.block_m != 16 && tile.block_m != 32 &&
          tile.block_m != 64) ||

@@ -4,7 +4,7 @@
 // text the planner writes and codegen reads back
 // ("tile=16x64x128,warps=1x4,stages=4" for the mma.sync skeleton,
 // "tile=8x128x256,warps=1x8,stages=6,mma=wgmma[,copy=bulk][,scales=pre]
-// [,layout=kmajor][,blocks=N]" for the Hopper decode skeleton), its
+// [,layout=kmajor][,ksplit=S][,blocks=N]" for the Hopper decode skeleton), its
 // validation against a layer, and the split-K workspace size.
 
 #include <cstdint>
@@ -65,6 +65,12 @@ struct GemmTileConfig {
   // tensor ("layout=kmajor"; one scale per row and no zero points). Planned
   // for 256-row tiles (planner v12).
   bool k_major_scales = false;
+  // wgmma only, 8 tokens: the block's warps split each k-tile this many
+  // ways ("ksplit=S", 2, 4 or 8), each owning one 16-row n-unit, so that
+  // block_n = 16 * warps / S and the slices meet in shared memory instead
+  // of in split-K partials; such tiles run unsplit. 1: each warp owns its
+  // rows' whole k-tile.
+  int warp_split_k = 1;
 
   int Threads() const { return 32 * warps_m * warps_n; }
   // Dynamic shared memory of the kernel for this spec (the wgmma skeleton

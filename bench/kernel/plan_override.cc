@@ -69,6 +69,12 @@ absl::Status ApplyPlanOverrides(const KernelRequest& request,
           "channel scales) and no zero points; ",
           FormatSpecText(request.spec), " has other scales"));
     }
+    // k-split warps sum their slices in the block: nothing meets partials.
+    if (override_entry.tile.warp_split_k > 1 && override_entry.splits != 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--override: ksplit tiles run unsplit (got ", override_entry.splits,
+          " splits)"));
+    }
     const PlanEntry entry =
         MakeGemmPlanEntry(kernel->m_min(), kernel->m_max(), override_entry.tile,
                           request.spec, request.shape, override_entry.splits,

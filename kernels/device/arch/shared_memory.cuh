@@ -27,6 +27,21 @@ HUMMINGD_DEVICE void load_shared_v4(const u32* s_src, u32* r_dst) {
                : "memory");
 }
 
+// Four floats at a 16-byte-aligned shared address.
+HUMMINGD_DEVICE void store_shared_f32x4(u32 s_address, float a, float b,
+                                        float c, float d) {
+  asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};" ::"r"(s_address),
+               "f"(a), "f"(b), "f"(c), "f"(d)
+               : "memory");
+}
+
+HUMMINGD_DEVICE void load_shared_f32x4(u32 s_address, float (&r_dst)[4]) {
+  asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
+               : "=f"(r_dst[0]), "=f"(r_dst[1]), "=f"(r_dst[2]), "=f"(r_dst[3])
+               : "r"(s_address)
+               : "memory");
+}
+
 // A kBytes (1, 2 or 4) element at a shared address aligned to it,
 // zero-extended.
 template <int kBytes>

@@ -120,9 +120,14 @@ HUMMINGD_HD constexpr int wgmma_scale_entries(long long scale_tile_k,
 // checkpoint's [row][column] tensor (one contiguous run of kBlockN
 // elements per column and block), so a chunk is kChunkCols such runs
 // instead of one window per row (memory/wgmma_tiles.cuh).
+// kWarpSplitK_ > 1 (8 tokens only, on mma.sync): the block's warps split
+// each k-tile that many ways instead of owning 16 rows each, so one block
+// holds kBlockN = 16 * warps / kWarpSplitK_ rows over the whole of its
+// K range and the slices meet in shared memory at the end: a layer needs
+// no split-K to fill the machine (bench/decode-notes.md v46).
 template <int kTokens_, int kBlockN_, int kBlockK_, int kWarpgroups_,
           int kStages_, bool kBulkWeights_ = false, bool kPrescaled_ = false,
-          bool kKMajorScales_ = false>
+          bool kKMajorScales_ = false, int kWarpSplitK_ = 1>
 struct WgmmaTile {
   static constexpr int kTokens = kTokens_;
   static constexpr int kBlockM = kTokens_;
@@ -133,6 +138,7 @@ struct WgmmaTile {
   static constexpr bool kBulkWeights = kBulkWeights_;
   static constexpr bool kPrescaled = kPrescaled_;
   static constexpr bool kKMajorScales = kKMajorScales_;
+  static constexpr int kWarpSplitK = kWarpSplitK_;
 };
 
 template <class Format_, class Tile_, i64 kN_, i64 kK_>
@@ -144,9 +150,18 @@ struct WgmmaConfig : GemmScaleTiling<Format_, kN_, kK_> {
   static constexpr int kBits = Format::kBits;
   static constexpr int kTokens = Tile::kTokens;
   static constexpr int kThreads = 128 * Tile::kWarpgroups;
+  static constexpr int kWarps = 4 * Tile::kWarpgroups;
+  static constexpr int kWarpSplitK = Tile::kWarpSplitK;
+  // Each warp's 16 rows of a row block are one n-unit; with kWarpSplitK > 1
+  // every warp owns one n-unit's k-slice of the tile instead.
+  static constexpr int kRowUnits = Tile::kBlockN / kGemmUnitRows;
   static constexpr int kRowBlocks =
-      Tile::kBlockN / (kWgmmaRowsPerWarpgroup * Tile::kWarpgroups);
+      kWarpSplitK > 1
+          ? 1
+          : Tile::kBlockN / (kWgmmaRowsPerWarpgroup * Tile::kWarpgroups);
   static constexpr int kUnitsKPerTile = Tile::kBlockK / kGemmUnitCols;
+  // The k-units of a tile one warp computes (its k-slice).
+  static constexpr int kUnitsKPerWarp = kUnitsKPerTile / kWarpSplitK;
   static constexpr int kKTiles = static_cast<int>(kK / Tile::kBlockK);
   static constexpr i64 kUnitsKPerRow = kK / kGemmUnitCols;
   static constexpr int kUnitWords = 32 * kBits;
@@ -210,10 +225,16 @@ struct WgmmaConfig : GemmScaleTiling<Format_, kN_, kK_> {
 
   static_assert(kTokens == 8 || kTokens == 16 || kTokens == 32 || kTokens == 64,
                 "token tiles of 8, 16, 32 or 64 (wgmma n)");
-  static_assert(kRowBlocks >= 1 && Tile::kBlockN == kRowBlocks *
-                                                        kWgmmaRowsPerWarpgroup *
-                                                        Tile::kWarpgroups,
+  static_assert(kWarpSplitK > 1 ||
+                    (kRowBlocks >= 1 &&
+                     Tile::kBlockN == kRowBlocks * kWgmmaRowsPerWarpgroup *
+                                          Tile::kWarpgroups),
                 "BN is a whole number of 64-row blocks per warpgroup");
+  static_assert(kWarpSplitK == 1 ||
+                    (kTokens == 8 && kRowUnits * kWarpSplitK == kWarps &&
+                     kUnitsKPerTile % kWarpSplitK == 0 && !Tile::kBulkWeights),
+                "k-split warps: 8 tokens (mma.sync), one n-unit per warp and "
+                "slice, whole k-units per slice, cp.async weights");
   static_assert(kN % Tile::kBlockN == 0 && kK % Tile::kBlockK == 0,
                 "N and K must be multiples of the block tile");
   static_assert(Tile::kBlockK % kGemmUnitCols == 0, "BK is whole k-units");
@@ -234,6 +255,16 @@ struct WgmmaConfig : GemmScaleTiling<Format_, kN_, kK_> {
                 "the copy runs two tiles behind the wgmma reads");
   static_assert(kChunkTiles >= Tile::kStages - 2,
                 "two chunk buffers: a chunk spans at least the ring's lead");
+
+  // The n-unit of the block (0 .. kRowUnits - 1) whose 16 rows warp `warp`
+  // computes in row block r, and the k-slice of each tile it computes.
+  HUMMINGD_HD static constexpr int warp_row_unit(int warp, int r) {
+    return kWarpSplitK > 1 ? warp % kRowUnits
+                           : ((warp >> 2) * kRowBlocks + r) * 4 + (warp & 3);
+  }
+  HUMMINGD_HD static constexpr int warp_k_slice(int warp) {
+    return kWarpSplitK > 1 ? warp / kRowUnits : 0;
+  }
 };
 
 }  // namespace hummingd::device

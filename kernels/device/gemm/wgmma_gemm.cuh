@@ -13,7 +13,9 @@
 // ring, each chunk with its first tile's copy. Each warp decodes its own 16
 // weight rows straight into A registers (gemm/wgmma_tile_compute.cuh, which
 // also applies the scales). Split-K partials meet in the epilogue as in the
-// mma.sync skeleton.
+// mma.sync skeleton. With k-split warps (Tile::kWarpSplitK > 1, 8 tokens)
+// each warp computes one n-unit's k-slice of every tile and the slices meet
+// in shared memory before the store; such tiles run unsplit.
 
 #include "arch/async_copy.cuh"
 #include "arch/bulk_copy.cuh"
@@ -31,6 +33,40 @@ namespace hummingd::device {
 
 #if defined(HUMMINGD_HAS_WGMMA)
 
+// k-split warps: adds the other k-slices' accumulators of the warp's n-unit
+// to the slice-0 warp's, through the ring (every tile has been read and
+// every copy has landed). Returns whether the warp holds the block's sums
+// (slice 0), which then stores them. Every thread of the block calls it.
+template <class Config>
+HUMMINGD_DEVICE bool sum_warp_k_slices(float (&r_sum)[4], u32 s_ring,
+                                       int warp, int lane) {
+  static_assert(Config::kTokens == 8 && Config::kAccumulators == 4,
+                "one m16n8 fragment per warp");
+  const int slice = Config::warp_k_slice(warp);
+  const int unit = Config::warp_row_unit(warp, 0);
+  // (slice - 1, unit, lane) -> 16 bytes.
+  auto slot = [&](int from_slice) {
+    return s_ring + static_cast<u32>(
+                        (((from_slice - 1) * Config::kRowUnits + unit) * 32 +
+                         lane) *
+                        16);
+  };
+  __syncthreads();
+  if (slice > 0) {
+    store_shared_f32x4(slot(slice), r_sum[0], r_sum[1], r_sum[2], r_sum[3]);
+  }
+  __syncthreads();
+  if (slice > 0) return false;
+  HUMMINGD_UNROLL
+  for (int from = 1; from < Config::kWarpSplitK; ++from) {
+    float part[4];
+    load_shared_f32x4(slot(from), part);
+    HUMMINGD_UNROLL
+    for (int i = 0; i < 4; ++i) r_sum[i] += part[i];
+  }
+  return true;
+}
+
 template <class Config>
 HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
                                     u32 block_m, u32 block_n, u32 split,
@@ -42,8 +78,6 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
   extern __shared__ __align__(16) u8 s_dynamic[];
   const int lane = static_cast<int>(thread & 31u);
   const int warp = static_cast<int>(thread >> 5);
-  const int warpgroup = warp >> 2;
-  const int warp_in_group = warp & 3;
   const i64 m = args.m;
   const i64 m0 = static_cast<i64>(block_m) * kT;
   const i64 n0 = static_cast<i64>(block_n) * Tile::kBlockN;
@@ -161,11 +195,10 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
     if (t == tiles - 1) HUMMINGD_TIMELINE_MARK(thread, 3);  // last tile in
     if (t % kChunkTiles == 0) {
       chunk = wgmma_chunk_view<Config>(chunk_buffer(t / kChunkTiles),
-                                       range.begin + t, n0, warpgroup,
-                                       warp_in_group, lane);
+                                       range.begin + t, n0, warp, lane);
     }
-    wgmma_compute_tile<Config>(acc, s_stage, chunk, k_of_tile(t), t > 0,
-                               warpgroup, warp_in_group, lane);
+    wgmma_compute_tile<Config>(acc, s_stage, chunk, k_of_tile(t), t > 0, warp,
+                               lane);
   }
   wgmma_wait<0>();
   async_copy_wait<0>();
@@ -180,7 +213,12 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
   }
   HUMMINGD_TIMELINE_MARK(thread, 4);  // accumulators final
 
-  if (splits > 1) {
+  if constexpr (Config::kWarpSplitK > 1) {
+    // The planner never splits these (kernels/gemm_decode_plan.cc); a
+    // launch that did would lose the other splits' sums.
+    if (splits > 1) __trap();
+    if (!sum_warp_k_slices<Config>(r_acc[0], s_base, warp, lane)) return;
+  } else if (splits > 1) {
     float(&r_flat)[Config::kAccumulators] =
         reinterpret_cast<float(&)[Config::kAccumulators]>(r_acc);
     const bool last =
@@ -195,8 +233,7 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
   const int t4 = lane & 3;
   HUMMINGD_UNROLL
   for (int r = 0; r < kR; ++r) {
-    const i64 col0 = n0 + (warpgroup * kR + r) * kWgmmaRowsPerWarpgroup +
-                     warp_in_group * 16 + g;
+    const i64 col0 = n0 + Config::warp_row_unit(warp, r) * 16 + g;
     HUMMINGD_UNROLL
     for (int i = 0; i < kT / 8; ++i) {
       HUMMINGD_UNROLL

@@ -52,10 +52,13 @@ struct WgmmaScalePlan {
   static constexpr bool kDeferred =
       !Tile::kPrescaled && Decoder::kUnscaledOperands &&
       Config::kAccumulators <= 32 && Config::kScaleTileK >= 32;
-  static constexpr int kFoldK = Config::kScaleTileK < Tile::kBlockK
+  // A period never spans two warps' k-slices (kWarpSplitK > 1).
+  static constexpr int kSliceK = Tile::kBlockK / Config::kWarpSplitK;
+  static constexpr int kFoldK = Config::kScaleTileK < kSliceK
                                     ? static_cast<int>(Config::kScaleTileK)
-                                    : Tile::kBlockK;
+                                    : kSliceK;
   static constexpr int kStepsPerFold = kFoldK / 16;
+  static_assert(kSliceK % kFoldK == 0, "a k-slice holds whole periods");
 };
 
 // The thread's accumulators: totals (the layout of arch/wgmma.cuh per
@@ -117,9 +120,7 @@ struct WgmmaChunk {
 template <class Config>
 HUMMINGD_DEVICE WgmmaChunk<Config> wgmma_chunk_view(u32 s_buffer,
                                                     int first_tile, i64 n0,
-                                                    int warpgroup,
-                                                    int warp_in_group,
-                                                    int lane) {
+                                                    int warp, int lane) {
   constexpr int kR = Config::kRowBlocks;
   WgmmaChunk<Config> chunk;
   const i64 first_col = wgmma_chunk_first_column<Config>(first_tile);
@@ -129,7 +130,7 @@ HUMMINGD_DEVICE WgmmaChunk<Config> wgmma_chunk_view(u32 s_buffer,
     HUMMINGD_UNROLL
     for (int j = 0; j < 2; ++j) {
       const int row_local =
-          ((warpgroup * kR + r) * 4 + warp_in_group) * 16 + (lane >> 2) + 8 * j;
+          Config::warp_row_unit(warp, r) * 16 + (lane >> 2) + 8 * j;
       [[maybe_unused]] const i64 row = n0 + row_local;
       if constexpr (Config::Tile::kKMajorScales) {
         // The row's element of the chunk's first column.
@@ -243,7 +244,8 @@ HUMMINGD_DEVICE void sync_mma_step(WgmmaAccumulators<Config>& acc,
   }
 }
 
-// Computes the k-tile at column k_tile0 from the stage at s_stage, with the
+// Computes warp's share of the k-tile at column k_tile0 (its k-slice with
+// k-split warps, else all of it) from the stage at s_stage, with the
 // scales of `chunk`. has_previous_tile: an earlier tile of this split ran
 // (its last period is folded at this tile's first step).
 template <class Config>
@@ -251,8 +253,7 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
                                         u32 s_stage,
                                         const WgmmaChunk<Config>& chunk,
                                         int k_tile0, bool has_previous_tile,
-                                        int warpgroup, int warp_in_group,
-                                        int lane) {
+                                        int warp, int lane) {
   using Format = typename Config::Format;
   using Decoder = OperandDecoder<Format>;
   using Plan = WgmmaScalePlan<Config>;
@@ -275,25 +276,31 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
       (lane & 7) * kWgmmaSwizzleRowBytes + (((lane >> 3) ^ (lane & 7)) << 4));
   // Deferred: the current fold's decoder entries (zero points only).
   Entry r_fold_entry[kR][2];
+  // The warp's k-units are ku0 .. ku0 + kUnitsKPerWarp - 1 (a constant 0
+  // without k-split warps); step and period indices count from ku0, so fold
+  // points stay compile-time.
+  const int ku0 = Config::warp_k_slice(warp) * Config::kUnitsKPerWarp;
   // The lane words of unit ku of every row block; unit ku + 1's are loaded
-  // while unit ku decodes (a double buffer, compile-time indexed).
+  // while unit ku decodes (a double buffer, compile-time indexed by the
+  // warp's unit count ku_w).
   u32 r_words[2][kR][Config::kBits];
-  auto load_unit_words = [&](int ku) {
+  auto load_unit_words = [&](int ku_w) {
     HUMMINGD_UNROLL
     for (int r = 0; r < kR; ++r) {
-      const int unit_local = (warpgroup * kR + r) * 4 + warp_in_group;
+      const int unit_local = Config::warp_row_unit(warp, r);
       load_lane_words<Config::kBits>(
-          r_words[ku & 1][r],
+          r_words[ku_w & 1][r],
           s_stage + Config::kOffsetW +
-              (unit_local * Config::kUnitsKPerTile + ku) * Config::kUnitWords *
-                  4,
+              (unit_local * Config::kUnitsKPerTile + ku0 + ku_w) *
+                  Config::kUnitWords * 4,
           lane);
     }
   };
   load_unit_words(0);
   HUMMINGD_UNROLL
-  for (int ku = 0; ku < Config::kUnitsKPerTile; ++ku) {
-    if (ku + 1 < Config::kUnitsKPerTile) load_unit_words(ku + 1);
+  for (int ku_w = 0; ku_w < Config::kUnitsKPerWarp; ++ku_w) {
+    const int ku = ku0 + ku_w;
+    if (ku_w + 1 < Config::kUnitsKPerWarp) load_unit_words(ku_w + 1);
     Entry r_unit_entry[kR][kEntriesPerUnit][2];
     u32 r_b[4];  // kSyncMma: B fragments of a step pair
     HUMMINGD_UNROLL
@@ -312,7 +319,8 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
     HUMMINGD_UNROLL
     for (int s = 0; s < 4; ++s) {
       const int q = ku * 4 + s;
-      const bool starts_fold = q % Plan::kStepsPerFold == 0;
+      const int q_w = ku_w * 4 + s;
+      const bool starts_fold = q_w % Plan::kStepsPerFold == 0;
       // The wgmma of step s - 2 read the A registers this step rewrites.
       if constexpr (!kSyncMma) wgmma_wait<1>();
       // Deferred: the new period's scales and decoder entries (zero
@@ -339,7 +347,7 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
         if constexpr (Plan::kDeferred) {
           const Entry& e0 = r_fold_entry[r][0];
           const Entry& e1 = r_fold_entry[r][1];
-          const u32* words = r_words[ku & 1][r];
+          const u32* words = r_words[ku_w & 1][r];
           r_a[r][0] = Decoder::unscaled_pair(words, s, 0, 0, e0);
           r_a[r][1] = Decoder::unscaled_pair(words, s, 1, 0, e1);
           r_a[r][2] = Decoder::unscaled_pair(words, s, 0, 1, e0);
@@ -348,7 +356,7 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
           const int ee = kEntriesPerUnit == 1 ? 0 : s;
           const Entry& e0 = r_unit_entry[r][ee][0];
           const Entry& e1 = r_unit_entry[r][ee][1];
-          const u32* words = r_words[ku & 1][r];
+          const u32* words = r_words[ku_w & 1][r];
           r_a[r][0] = Decoder::pair(words, s, 0, 0, e0);
           r_a[r][1] = Decoder::pair(words, s, 1, 0, e1);
           r_a[r][2] = Decoder::pair(words, s, 0, 1, e0);
@@ -359,7 +367,7 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
         if (starts_fold) {
           // The previous period's last wgmma (step s - 1) is the only one
           // that can still be in flight.
-          if (q > 0 || has_previous_tile) {
+          if (q_w > 0 || has_previous_tile) {
             if constexpr (!kSyncMma) wgmma_wait<0>();
             acc.fold();
           }

@@ -204,9 +204,10 @@ TEST(GemmCompileTest, EveryPlannedGemmKernelCompilesForEveryArch) {
 }
 
 // The wgmma tile options (copy=bulk, layout=kmajor and blocks=N, which the
-// bench can time; scales=pre, planned for 8-bit weights at 64 tokens)
-// compile, and each reaches the kernel: its cubin differs from the plain
-// tile's. k-major scales need one scale per row and no zero points: with
+// bench can time; scales=pre, planned for 8-bit weights at 64 tokens;
+// ksplit=S, k-split warps at 8 tokens) compile, and each reaches the
+// kernel: its cubin differs from the plain tile's; k-split warps keep every
+// register (no stack frame). k-major scales need one scale per row and no zero points: with
 // zero points the stub does not compile, and says why.
 TEST(GemmCompileTest, WgmmaTileOptionsCompileAndChangeTheKernel) {
   absl::StatusOr<QuantSpec> spec =
@@ -246,6 +247,18 @@ TEST(GemmCompileTest, WgmmaTileOptionsCompileAndChangeTheKernel) {
       compile("tile=64x128x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor");
   const std::string one_per_sm =
       compile("tile=64x128x128,warps=1x8,stages=4,mma=wgmma,blocks=1");
+  for (const char* text :
+       {"tile=8x32x512,warps=1x8,stages=6,mma=wgmma,ksplit=4",
+        "tile=8x16x512,warps=1x8,stages=8,mma=wgmma,ksplit=8",
+        "tile=8x64x256,warps=1x8,stages=4,mma=wgmma,layout=kmajor,ksplit=2"}) {
+    SCOPED_TRACE(text);
+    const std::string k_split = compile(text);
+    ASSERT_FALSE(k_split.empty());
+    absl::StatusOr<CubinInfo> info = InspectCubin(k_split);
+    ASSERT_TRUE(info.ok()) << info.status();
+    ASSERT_EQ(info->frame_bytes.size(), 1u);
+    EXPECT_EQ(info->frame_bytes.begin()->second, 0);
+  }
   ASSERT_FALSE(plain.empty());
   ASSERT_FALSE(prescaled.empty());
   ASSERT_FALSE(bulk_prescaled.empty());
