@@ -337,23 +337,20 @@ absl::StatusOr<KernelSource> GenerateGemmStub(const KernelRequest& request,
                   ", /*output_type=*/hd::", output, ", /*has_bias=*/",
                   spec.has_bias ? "true" : "false", ">;\n");
   if (wgmma) {
-    absl::StrAppend(&text, "using Tile = hd::WgmmaTile<", tile.block_m, ", ",
-                    tile.block_n, ", ", tile.block_k, ", ", tile.warps_n / 4,
-                    ", ", tile.stages, ", ",
-                    tile.bulk_weights ? "true" : "false",
-                    // Trailing options only when set, so that the stubs of
-                    // tiles without them stay byte-identical.
-                    tile.prescaled_scales || tile.k_major_scales ||
-                            tile.warp_split_k > 1
-                        ? (tile.prescaled_scales ? ", true" : ", false")
-                        : "",
-                    tile.k_major_scales || tile.warp_split_k > 1
-                        ? (tile.k_major_scales ? ", true" : ", false")
-                        : "",
-                    tile.warp_split_k > 1
-                        ? absl::StrCat(", ", tile.warp_split_k)
-                        : "",
-                    ">;\n");
+    absl::StrAppend(
+        &text, "using Tile = hd::WgmmaTile<", tile.block_m, ", ", tile.block_n,
+        ", ", tile.block_k, ", ", tile.warps_n / 4, ", ", tile.stages, ", ",
+        tile.bulk_weights ? "true" : "false",
+        // Trailing options only when set, so that the stubs of
+        // tiles without them stay byte-identical.
+        tile.prescaled_scales || tile.k_major_scales || tile.warp_split_k > 1
+            ? (tile.prescaled_scales ? ", true" : ", false")
+            : "",
+        tile.k_major_scales || tile.warp_split_k > 1
+            ? (tile.k_major_scales ? ", true" : ", false")
+            : "",
+        tile.warp_split_k > 1 ? absl::StrCat(", ", tile.warp_split_k) : "",
+        ">;\n");
     absl::StrAppend(&text, "using Config = hd::WgmmaConfig<Format, Tile, ",
                     request.shape.n, "LL, ", request.shape.k, "LL>;\n");
   } else {

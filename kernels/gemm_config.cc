@@ -215,8 +215,7 @@ absl::Status ValidateGemmTile(const GemmTileConfig& tile, int64_t n,
         tile.block_k, ")"));
   }
   if (tile.warp_split_k != 1) {
-    if (tile.mma != GemmMma::kWgmma || tile.block_m != 8 ||
-        tile.warps_m != 1 ||
+    if (tile.mma != GemmMma::kWgmma || tile.block_m != 8 || tile.warps_m != 1 ||
         (tile.warps_n != 4 && tile.warps_n != 8 && tile.warps_n != 16) ||
         (tile.warp_split_k != 2 && tile.warp_split_k != 4 &&
          tile.warp_split_k != 8) ||

@@ -492,6 +492,64 @@ std::optional<DecodeCandidate> WideKTileCandidate(const DecodeRange& range,
                                 block_k);
 }
 
+// Planner v19: k-split warps (ksplit=S, decode-notes v46) at 8 tokens on
+// layers of short K. Split-K costs ~1.1 µs at 8 tokens (sweep x,
+// bench/results/tile-sweep-16fb0a2.md: 4096 x 4096 in 8 splits 5.42 µs
+// against 4.22 for the same bytes per block unsplit); with the block's
+// warps splitting each k-tile instead, a 16- or 32-row block covers its
+// whole K and the grid still fills a wave. Measured against the plan
+// (bench/results/tile-sweep-3d9d14b.md, sweeps y and z, M = 1 unless
+// said): 4096 x 4096 8x16x1024 s4 ksplit=8 (256 blocks) 4.14 against 5.38
+// µs (M = 8: 4.36 against 5.58; bf16 4.32 against 5.48); 6144 x 4096
+// 8x32x1024 s3 ksplit=4 (192 blocks) 5.65 against 6.14 (M = 8 5.86
+// against 6.22; bf16 5.82 against 6.19); 8-bit weights, same bytes per
+// stage: uint8 4096 x 4096 8x16x1024 s3 5.89 against 6.91, 6144 x 4096
+// 8x32x512 s4 7.74 against 8.73, e4m3 4096 x 4096 8x16x512 s6 6.00
+// against 6.84. On long K the activation tile (8 tokens x BK, twice the
+// 4-bit weights' bytes per column) leaves too few weights in flight: 4096
+// x 14336 8x16x512 s8 13.06 against 9.98, sixteen warps 11.22; 8192 x 8192
+// within 1.5% (10.65 against 10.79), 8192 x 28672 even. So: K <= 4096,
+// the narrowest block (16 rows, else 32) whose grid fits one wave at two
+// per SM and fills >= 2/3 of it, splits 1.
+std::optional<DecodeCandidate> KSplitWarpTileCandidate(const DecodeRange& range,
+                                                       const QuantSpec& spec,
+                                                       const LayerShape& shape,
+                                                       int sm_count,
+                                                       int smem_limit) {
+  const bool eight_bit = spec.weight.bits == 8;
+  if (range.tokens != 8 || (spec.weight.bits > 4 && !eight_bit) ||
+      HasFineScales(spec) || shape.k > 4096) {
+    return std::nullopt;
+  }
+  const int64_t two_per_sm = int64_t{2} * sm_count;
+  for (const int block_n : {16, 32}) {
+    if (shape.n % block_n != 0 || shape.n / block_n > two_per_sm) continue;
+    if (3 * (shape.n / block_n) < 2 * two_per_sm) return std::nullopt;
+    GemmTileConfig tile;
+    tile.mma = GemmMma::kWgmma;
+    tile.block_m = 8;
+    tile.warps_m = 1;
+    tile.warps_n = 8;
+    tile.block_n = block_n;
+    tile.warp_split_k = 16 * tile.warps_n / block_n;
+    // The measured k-tiles and stages (a 96 KB ring per block): 4-bit
+    // weights BK 1024 with 4 stages of 16 rows or 3 of 32; 8-bit ones 3
+    // stages of BK 1024 (16 rows) or 4 of BK 512 (32 rows).
+    const bool wide_block = block_n == 32;
+    tile.block_k = eight_bit && wide_block ? 512 : 1024;
+    tile.stages = eight_bit == wide_block ? 4 : 3;
+    if (tile.SharedBytes(spec) > std::min(kTwoBlocksSharedBytes, smem_limit) ||
+        !ValidateGemmTile(tile, shape.n, shape.k).ok()) {
+      return std::nullopt;
+    }
+    DecodeCandidate candidate;
+    candidate.tile = tile;
+    candidate.splits = 1;
+    return candidate;
+  }
+  return std::nullopt;
+}
+
 // 256-row tiles read their scales k-major (layout=kmajor) where the kernel
 // can (KMajorScaleSourceOf): against the same tile and splits
 // (bench/results/tile-sweep-e24ce42.md, M = 1 unless said), W4 fp16
@@ -574,6 +632,10 @@ absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
     if (std::optional<DecodeCandidate> wide_k =
             WideKTileCandidate(range, spec, shape, sm_count, smem_limit)) {
       chosen = *wide_k;
+    }
+    if (std::optional<DecodeCandidate> k_split =
+            KSplitWarpTileCandidate(range, spec, shape, sm_count, smem_limit)) {
+      chosen = *k_split;
     }
     // Only a client that passes the k-major copy as GemmArgs::scales can
     // launch it.

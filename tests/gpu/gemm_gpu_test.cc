@@ -388,12 +388,14 @@ const GemmCase kCases[] = {
 // of 64 BN 256 at 8 and 16 tokens (splits of >= 8 k-tiles), k-major with
 // groups narrower than a k-tile; 8-bit channel-wise 8192 x 8192 (bf16) BN 256
 // at 8 tokens, whose k-major scales are the checkpoint tensor itself; 4-bit
-// 4096 x 4096 (fp16) and 6144 x
-// 4096 (bf16) take 256-column k-tiles at 8 tokens (two and three per SM) and,
-// on 4096 x 4096, at 16 tokens (planner v13), and so does 1024 x 4096 with
-// integer zero points (8 splits of 64 blocks). (Bulk (TMA) weight copies are no
-// longer planned, planner v6; hummingd_gemm_bench --override still times them
-// and checks their numerics.)
+// 4096 x 4096 (fp16) takes 256-column k-tiles at 16 tokens (planner v13), and
+// 1024 x 4096 with integer zero points at 8 (8 splits of 64 blocks), and
+// 5120 x 4096 three per SM at 8 (320 blocks); 4-bit
+// 4096 x 4096 (fp16) and 6144 x 4096 (bf16), uint8 4096 x 4096 and e4m3
+// 6144 x 4096 run k-split warps at 8 tokens (16- and 32-row blocks, unsplit;
+// planner v19). (Bulk (TMA) weight copies are no longer planned, planner v6;
+// hummingd_gemm_bench --override still times them and checks their
+// numerics.)
 std::vector<GemmCase> DecodeCases() {
   std::vector<GemmCase> cases;
   for (const GemmCase& c : kCases) {
@@ -418,6 +420,12 @@ std::vector<GemmCase> DecodeCases() {
                8192, kDecode});
   cases.push_back(
       GemmCase{"weight=uint4,group=128,scale=fp16", 4096, 4096, kDecode});
+  cases.push_back(
+      GemmCase{"weight=uint8,group=128,scale=fp16", 4096, 4096, kDecode});
+  cases.push_back(
+      GemmCase{"weight=e4m3,group=128,scale=fp16", 6144, 4096, kDecode});
+  cases.push_back(
+      GemmCase{"weight=uint4,group=128,scale=fp16", 5120, 4096, kDecode});
   cases.push_back(
       GemmCase{"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16", 6144,
                4096, kDecode});
@@ -510,6 +518,8 @@ TEST(GemmCaseGridTest, DecodeCasesCoverEveryWgmmaRange) {
   // tiles and 8-bit 8-token long splits on a large layer.
   int wide_k_32 = 0;
   int w8_long_splits = 0;
+  int k_split_4bit = 0;
+  int k_split_8bit = 0;
   int wide = 0;
   int wide_16 = 0;
   int four_per_sm = 0;
@@ -533,6 +543,8 @@ TEST(GemmCaseGridTest, DecodeCasesCoverEveryWgmmaRange) {
       if (tile->mma != GemmMma::kWgmma) continue;
       wide += tile->block_n == 256 ? 1 : 0;
       wide_k_32 += tile->block_m == 32 && tile->block_k == 256;
+      k_split_4bit += tile->warp_split_k > 1 && request.spec.weight.bits <= 4;
+      k_split_8bit += tile->warp_split_k > 1 && request.spec.weight.bits == 8;
       w8_long_splits += request.spec.weight.bits == 8 && tile->block_m == 8 &&
                         tile->block_n == 128 &&
                         request.shape.n * request.shape.k >= 8192 * 8192;
@@ -551,6 +563,8 @@ TEST(GemmCaseGridTest, DecodeCasesCoverEveryWgmmaRange) {
     }
   }
   EXPECT_GE(wide_k_32, 1);
+  EXPECT_GE(k_split_4bit, 2);
+  EXPECT_GE(k_split_8bit, 2);
   EXPECT_GE(w8_long_splits, 1);
   EXPECT_GE(wide, 2);
   EXPECT_GE(wide_16, 1);

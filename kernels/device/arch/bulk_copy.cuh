@@ -39,8 +39,7 @@ HUMMINGD_DEVICE void mbarrier_init_fence() {
 // transaction count.
 HUMMINGD_DEVICE void mbarrier_arrive_expect_tx(u32 s_barrier, u32 bytes) {
   asm volatile(
-      "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(
-          s_barrier),
+      "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(s_barrier),
       "r"(bytes)
       : "memory");
 }

@@ -103,14 +103,14 @@ HUMMINGD_DEVICE void wgmma_fence_operand(float& value) {
 #define HUMMINGD_WGMMA_SCALE_D_32 "%21"
 #define HUMMINGD_WGMMA_SCALE_D_64 "%37"
 
-#define HUMMINGD_WGMMA_RS(N, TYPE)                                         \
-  asm volatile(                                                            \
-      "{\n.reg .pred p;\nsetp.ne.u32 p, " HUMMINGD_WGMMA_SCALE_D_##N ", 0;\n" \
-      "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TYPE "." TYPE      \
-      " " HUMMINGD_WGMMA_OPERANDS_##N ", p, 1, 1, 0;\n}"                   \
-      : HUMMINGD_WGMMA_OUTPUTS_##N                                         \
-      : "r"(r_a[0]), "r"(r_a[1]), "r"(r_a[2]), "r"(r_a[3]), "l"(desc_b),  \
-        "n"(kAccumulate ? 1 : 0))
+#define HUMMINGD_WGMMA_RS(N, TYPE)                                             \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.u32 p, " HUMMINGD_WGMMA_SCALE_D_##N  \
+               ", 0;\n"                                                        \
+               "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TYPE "." TYPE \
+               " " HUMMINGD_WGMMA_OPERANDS_##N ", p, 1, 1, 0;\n}"              \
+               : HUMMINGD_WGMMA_OUTPUTS_##N                                    \
+               : "r"(r_a[0]), "r"(r_a[1]), "r"(r_a[2]), "r"(r_a[3]),           \
+                 "l"(desc_b), "n"(kAccumulate ? 1 : 0))
 
 // r_acc (64 x kN fp32, see above) = A (64 x 16, registers) . B (16 x kN,
 // the descriptor's shared memory) + (kAccumulate ? r_acc : 0).

@@ -155,10 +155,11 @@ struct WgmmaConfig : GemmScaleTiling<Format_, kN_, kK_> {
   // Each warp's 16 rows of a row block are one n-unit; with kWarpSplitK > 1
   // every warp owns one n-unit's k-slice of the tile instead.
   static constexpr int kRowUnits = Tile::kBlockN / kGemmUnitRows;
-  static constexpr int kRowBlocks =
-      kWarpSplitK > 1
-          ? 1
-          : Tile::kBlockN / (kWgmmaRowsPerWarpgroup * Tile::kWarpgroups);
+  static constexpr int kRowBlocks = kWarpSplitK > 1
+                                        ? 1
+                                        : Tile::kBlockN /
+                                              (kWgmmaRowsPerWarpgroup *
+                                               Tile::kWarpgroups);
   static constexpr int kUnitsKPerTile = Tile::kBlockK / kGemmUnitCols;
   // The k-units of a tile one warp computes (its k-slice).
   static constexpr int kUnitsKPerWarp = kUnitsKPerTile / kWarpSplitK;

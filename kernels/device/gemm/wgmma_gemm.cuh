@@ -38,18 +38,18 @@ namespace hummingd::device {
 // every copy has landed). Returns whether the warp holds the block's sums
 // (slice 0), which then stores them. Every thread of the block calls it.
 template <class Config>
-HUMMINGD_DEVICE bool sum_warp_k_slices(float (&r_sum)[4], u32 s_ring,
-                                       int warp, int lane) {
+HUMMINGD_DEVICE bool sum_warp_k_slices(float (&r_sum)[4], u32 s_ring, int warp,
+                                       int lane) {
   static_assert(Config::kTokens == 8 && Config::kAccumulators == 4,
                 "one m16n8 fragment per warp");
   const int slice = Config::warp_k_slice(warp);
   const int unit = Config::warp_row_unit(warp, 0);
   // (slice - 1, unit, lane) -> 16 bytes.
   auto slot = [&](int from_slice) {
-    return s_ring + static_cast<u32>(
-                        (((from_slice - 1) * Config::kRowUnits + unit) * 32 +
-                         lane) *
-                        16);
+    return s_ring +
+           static_cast<u32>(
+               (((from_slice - 1) * Config::kRowUnits + unit) * 32 + lane) *
+               16);
   };
   __syncthreads();
   if (slice > 0) {

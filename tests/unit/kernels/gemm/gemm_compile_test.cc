@@ -207,8 +207,8 @@ TEST(GemmCompileTest, EveryPlannedGemmKernelCompilesForEveryArch) {
 // bench can time; scales=pre, planned for 8-bit weights at 64 tokens;
 // ksplit=S, k-split warps at 8 tokens) compile, and each reaches the
 // kernel: its cubin differs from the plain tile's; k-split warps keep every
-// register (no stack frame). k-major scales need one scale per row and no zero points: with
-// zero points the stub does not compile, and says why.
+// register (no stack frame). k-major scales need one scale per row and no zero
+// points: with zero points the stub does not compile, and says why.
 TEST(GemmCompileTest, WgmmaTileOptionsCompileAndChangeTheKernel) {
   absl::StatusOr<QuantSpec> spec =
       ParseSpecText("weight=uint4,group=128,scale=fp16");

@@ -71,7 +71,8 @@ TEST(GemmDecodePlanTest, HopperDecodeRangesAreWgmmaAndFillTheMachine) {
         // runs at least two tiles ahead; 256-column k-tiles (twice the
         // bytes per stage) keep >= 2 per split and run one ahead.
         const int64_t blocks = entry.launch.grid_y * entry.launch.grid_z;
-        const bool wide_k = tile->block_k == 256;
+        // (And k-split warps' tiles of 512-1024 columns.)
+        const bool wide_k = tile->block_k >= 256;
         EXPECT_GE(blocks, 0.8 * 132) << entry.config.text;
         EXPECT_GE(k / tile->block_k / entry.launch.grid_z, wide_k ? 2 : 4);
         EXPECT_GE(tile->stages, wide_k ? 3 : 4);
@@ -175,16 +176,17 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
         "tile=32x128x256,warps=1x8,stages=3,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
        {8, 8, 8, 8}},
-      // 8 tokens: 256-column k-tiles three per SM (384 blocks, one wave);
-      // 16 and 32 tokens: splits of 3.2 256-column k-tiles are too short.
+      // 8 tokens: k-split warps over 32-row blocks (192, unsplit; planner
+      // v19); 16 and 32 tokens: splits of 3.2 256-column k-tiles are too
+      // short.
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
        6144,
        4096,
-       {"tile=8x128x256,warps=1x8,stages=3,mma=wgmma,blocks=3",
+       {"tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4",
         "tile=16x128x128,warps=1x8,stages=4,mma=wgmma,blocks=3",
         "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
-       {8, 8, 5, 5}},
+       {1, 8, 5, 5}},
       // 224 128-row blocks need no split up to 32 tokens (256-column
       // k-tiles).
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
@@ -213,16 +215,16 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
         "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
        {2, 2, 1, 1}},
-      // 256-column k-tiles at 8 and 16 tokens, two per split (256 blocks,
-      // two per SM).
+      // 8 tokens: k-split warps over 16-row blocks (256, unsplit; v19); 16:
+      // 256-column k-tiles, two per split (256 blocks, two per SM).
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
        4096,
        4096,
-       {"tile=8x128x256,warps=1x8,stages=4,mma=wgmma",
+       {"tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8",
         "tile=16x128x256,warps=1x8,stages=3,mma=wgmma",
         "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
-       {8, 8, 8, 8}},
+       {1, 8, 8, 8}},
       // 8-bit weights at 8 tokens: 128-column k-tiles (16 KB) in long
       // splits (planner v18).
       {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16",
@@ -233,16 +235,25 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
         "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=64x128x64,warps=1x8,stages=6,mma=wgmma,scales=pre"},
        {4, 4, 4, 4}},
-      // Small layers: 8-bit weights at 8 tokens take the 16-token tile's
-      // shape and splits.
+      // Small layers: 8-bit weights at 8 tokens take k-split warps where K
+      // is short (v19), else the 16-token tile's shape and splits (4096 x
+      // 14336 below).
       {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16",
        4096,
        4096,
-       {"tile=8x128x128,warps=1x8,stages=4,mma=wgmma",
+       {"tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8",
         "tile=16x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=64x128x64,warps=1x8,stages=6,mma=wgmma,scales=pre"},
-       {8, 8, 8, 8}},
+       {1, 8, 8, 8}},
+      {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16",
+       6144,
+       4096,
+       {"tile=8x32x512,warps=1x8,stages=4,mma=wgmma,ksplit=4",
+        "tile=16x128x128,warps=1x8,stages=4,mma=wgmma",
+        "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
+        "tile=64x128x64,warps=1x8,stages=6,mma=wgmma,scales=pre"},
+       {1, 5, 5, 5}},
       {"weight=e4m3,group=128,scale=fp16,act=fp16,out=fp16",
        4096,
        14336,
@@ -572,18 +583,20 @@ TEST(GemmDecodePlanTest, K256TilesOnSmallLayersFitOneWave) {
     const char* tile;
     int blocks_per_sm;
   };
+  // At 8 tokens on layers that k-split warps do not fill (planner v19:
+  // 2048 x 4096, 128 16-row blocks; 5120 x 4096, 160 32-row blocks).
   const Case cases[] = {
-      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 4096, 4096, 0,
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 2048, 4096, 0,
        "tile=8x128x256,warps=1x8,stages=4,mma=wgmma", 2},
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 4096, 4096, 1,
        "tile=16x128x256,warps=1x8,stages=3,mma=wgmma", 2},
-      {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16", 4096, 4096, 0,
+      {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16", 2048, 4096, 0,
        "tile=8x128x256,warps=1x8,stages=4,mma=wgmma", 2},
       {"weight=uint4,group=channel,scale=fp16", 4096, 4096, 1,
        "tile=16x128x256,warps=1x8,stages=3,mma=wgmma", 2},
-      {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16", 6144, 4096, 0,
+      {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16", 5120, 4096, 0,
        "tile=8x128x256,warps=1x8,stages=3,mma=wgmma,blocks=3", 3},
-      {"weight=uint4,group=channel,scale=fp16", 6144, 4096, 0,
+      {"weight=uint4,group=channel,scale=fp16", 5120, 4096, 0,
        "tile=8x128x256,warps=1x8,stages=3,mma=wgmma,blocks=3", 3},
   };
   for (const Case& c : cases) {
@@ -643,6 +656,81 @@ TEST(GemmDecodePlanTest, K256TilesOnSmallLayersFitOneWave) {
   ASSERT_TRUE(w4_6144.ok()) << w4_6144.status();
   EXPECT_EQ(w4_6144->entries[1].config.text,
             "tile=16x128x128,warps=1x8,stages=4,mma=wgmma,blocks=3");
+}
+
+// Planner v19: k-split warps at 8 tokens where K <= 4096 and the narrowest
+// block (16 rows, else 32) fills >= 2/3 of one wave at two per SM, unsplit;
+// not on long K, fine scale groups, 5- to 7-bit weights, or grids that
+// fill too little.
+TEST(GemmDecodePlanTest, KSplitWarpsOnShortKFillOneWaveUnsplit) {
+  struct Case {
+    const char* spec;
+    int64_t n, k;
+    const char* tile;
+  };
+  const Case cases[] = {
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 4096, 4096,
+       "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8"},
+      {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16", 4096, 4096,
+       "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8"},
+      {"weight=uint4,group=channel,scale=fp16", 6144, 4096,
+       "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4"},
+      {"weight=uint4,group=128,scale=fp16,zero=int", 4096, 2048,
+       "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8"},
+      {"weight=uint3,group=128,scale=fp16", 4096, 4096,
+       "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8"},
+      {"weight=e4m3,group=128,scale=fp16,act=fp16,out=fp16", 4096, 4096,
+       "tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8"},
+      {"weight=e4m3,group=128,scale=fp16,act=fp16,out=fp16", 6144, 4096,
+       "tile=8x32x512,warps=1x8,stages=4,mma=wgmma,ksplit=4"},
+      // 176 32-row blocks: exactly 2/3 of the wave.
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 5632, 4096,
+       "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(::testing::Message()
+                 << c.spec << " N=" << c.n << " K=" << c.k);
+    const KernelRequest request = Request(c.spec, c.n, c.k);
+    absl::StatusOr<Plan> plan = PlanKernels(request);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    const PlanEntry& entry = plan->entries[0];
+    EXPECT_EQ(entry.config.text, c.tile);
+    EXPECT_EQ(entry.launch.grid_z, 1);
+    EXPECT_EQ(entry.launch.workspace_bytes_per_m_block, 0);
+    EXPECT_LE(entry.launch.grid_y, 2 * 132);
+    EXPECT_GE(3 * entry.launch.grid_y, 2 * 2 * 132);
+    absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(entry.config.text);
+    ASSERT_TRUE(tile.ok()) << tile.status();
+    EXPECT_EQ(WgmmaBlocksPerSm(*tile), 2);
+    EXPECT_LE(2 * (entry.launch.dynamic_shared_memory + 1024), 228 * 1024);
+    absl::StatusOr<KernelSource> stub = GenerateStub(request, entry.config);
+    ASSERT_TRUE(stub.ok()) << stub.status();
+    EXPECT_NE(stub->source.find(absl::StrCat(", ", tile->warp_split_k, ">;")),
+              std::string::npos);
+    // 16 tokens and up keep their tiles.
+    for (int i = 1; i < 4; ++i) {
+      EXPECT_EQ(plan->entries[i].config.text.find("ksplit"), std::string::npos)
+          << plan->entries[i].config.text;
+    }
+  }
+  const Case kept[] = {
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 4096, 14336, ""},
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 4096, 4608, ""},
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 8192, 8192, ""},
+      {"weight=uint4,group=32,scale=fp16", 4096, 4096, ""},
+      {"weight=uint6,group=128,scale=fp16", 4096, 4096, ""},
+      // 160 32-row blocks: less than 2/3 of the wave.
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 5120, 4096, ""},
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 2048, 4096, ""},
+  };
+  for (const Case& c : kept) {
+    SCOPED_TRACE(::testing::Message()
+                 << c.spec << " N=" << c.n << " K=" << c.k);
+    absl::StatusOr<Plan> plan = PlanKernels(Request(c.spec, c.n, c.k));
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    EXPECT_EQ(plan->entries[0].config.text.find("ksplit"), std::string::npos)
+        << plan->entries[0].config.text;
+  }
 }
 
 // Planner v16: at 8 tokens, 256-column k-tiles four stages deep, two per
