@@ -101,6 +101,14 @@ int Sm90ResidentBlocks(int threads, int registers_per_thread,
   return std::min({by_registers, by_shared, by_threads, kBlocks});
 }
 
+bool WgmmaKSplitHoldsScalePeriods(const GemmTileConfig& tile,
+                                  const QuantSpec& spec, int64_t k) {
+  if (tile.warp_split_k <= 1) return true;
+  const int64_t slice = tile.block_k / tile.warp_split_k;
+  const int64_t period = std::min(ScaleTileK(spec, k), slice);
+  return period > 0 && slice % period == 0;
+}
+
 bool WgmmaTakesKMajorScales(const GemmTileConfig& tile, const QuantSpec& spec,
                             int64_t k) {
   if (tile.mma != GemmMma::kWgmma ||
@@ -219,6 +227,7 @@ absl::Status ValidateGemmTile(const GemmTileConfig& tile, int64_t n,
         (tile.warps_n != 4 && tile.warps_n != 8 && tile.warps_n != 16) ||
         (tile.warp_split_k != 2 && tile.warp_split_k != 4 &&
          tile.warp_split_k != 8) ||
+        tile.warps_n % tile.warp_split_k != 0 ||
         tile.block_n * tile.warp_split_k != 16 * tile.warps_n ||
         (tile.block_k / kGemmUnitK) % tile.warp_split_k != 0 ||
         tile.bulk_weights) {

@@ -114,6 +114,14 @@ constexpr int Sm90SharedBytesForAtMost(int blocks) {
   return Sm90SharedBytesForAtLeast(blocks + 1) + 1;
 }
 
+// Whether each k-split warp's slice of `tile` (BK / ksplit columns) holds
+// whole scale periods of `spec` on a layer of K columns (a period: the
+// scale group along K, or the slice where the group is wider), as the
+// kernel's static_assert asks of every ksplit tile (wgmma_tile_compute.cuh,
+// WgmmaScalePlan); always true without ksplit.
+bool WgmmaKSplitHoldsScalePeriods(const GemmTileConfig& tile,
+                                  const QuantSpec& spec, int64_t k);
+
 // Whether `tile` with layout=kmajor compiles for `spec` on a layer of K
 // columns: wgmma_config.cuh's static_assert on the host (one scale per row
 // and no zero points, KMajorScaleSourceOf; the chunk's columns of BN

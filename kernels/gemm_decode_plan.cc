@@ -505,11 +505,12 @@ std::optional<DecodeCandidate> WideKTileCandidate(const DecodeRange& range,
 // against 6.22; bf16 5.82 against 6.19); 8-bit weights, same bytes per
 // stage: uint8 4096 x 4096 8x16x1024 s3 5.89 against 6.91, 6144 x 4096
 // 8x32x512 s4 7.74 against 8.73, e4m3 4096 x 4096 8x16x512 s6 6.00
-// against 6.84. On long K the activation tile (8 tokens x BK, twice the
-// 4-bit weights' bytes per column) leaves too few weights in flight: 4096
-// x 14336 8x16x512 s8 13.06 against 9.98, sixteen warps 11.22; 8192 x 8192
-// within 1.5% (10.65 against 10.79), 8192 x 28672 even. So: K <= 4096,
-// the narrowest block (16 rows, else 32) whose grid fits one wave at two
+// against 6.84 (e4m3 takes uint8's tiles; the table at d6ca1ee ran them:
+// 4096 x 4096 5.84, 6144 x 4096 7.66). On long K the activation tile (8 tokens
+// x BK, twice the 4-bit weights' bytes per column) leaves too few weights in
+// flight: 4096 x 14336 8x16x512 s8 13.06 against 9.98, sixteen warps 11.22;
+// 8192 x 8192 within 1.5% (10.65 against 10.79), 8192 x 28672 even. So: K <=
+// 4096, the narrowest block (16 rows, else 32) whose grid fits one wave at two
 // per SM and fills >= 2/3 of it, splits 1.
 std::optional<DecodeCandidate> KSplitWarpTileCandidate(const DecodeRange& range,
                                                        const QuantSpec& spec,
@@ -633,9 +634,12 @@ absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
             WideKTileCandidate(range, spec, shape, sm_count, smem_limit)) {
       chosen = *wide_k;
     }
-    if (std::optional<DecodeCandidate> k_split =
-            KSplitWarpTileCandidate(range, spec, shape, sm_count, smem_limit)) {
-      chosen = *k_split;
+    // Only a client that reads ksplit=S tile texts can load them.
+    if (launch_abi >= kLaunchAbiKSplitTiles) {
+      if (std::optional<DecodeCandidate> k_split = KSplitWarpTileCandidate(
+              range, spec, shape, sm_count, smem_limit)) {
+        chosen = *k_split;
+      }
     }
     // Only a client that passes the k-major copy as GemmArgs::scales can
     // launch it.

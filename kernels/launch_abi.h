@@ -25,10 +25,14 @@ inline constexpr uint32_t kLaunchAbiOriginal = 0;
 // scales it prepares (kernels/k_major_scales.h; channel-wise scales as they
 // are) as GemmArgs::scales, so such tiles may be planned.
 inline constexpr uint32_t kLaunchAbiKMajorScales = 1;
+// The client reads ksplit=S tile texts (k-split warps, planner v19): the
+// same arguments as any unsplit tile, but a client before it refuses the
+// text when it loads the set, so such tiles are planned only from here.
+inline constexpr uint32_t kLaunchAbiKSplitTiles = 2;
 // What this build's launchers (QuantizedLinear, LaunchKernel) pass. Bump
 // it, with a new constant above, whenever a planned kernel expects
-// arguments an older client does not pass; requests above it are refused
-// (INVALID_ARGUMENT).
-inline constexpr uint32_t kCurrentLaunchAbi = kLaunchAbiKMajorScales;
+// arguments (or a tile text) an older client does not handle; requests
+// above it are refused (INVALID_ARGUMENT).
+inline constexpr uint32_t kCurrentLaunchAbi = kLaunchAbiKSplitTiles;
 
 }  // namespace hummingd

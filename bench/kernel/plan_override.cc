@@ -71,9 +71,23 @@ absl::Status ApplyPlanOverrides(const KernelRequest& request,
     }
     // k-split warps sum their slices in the block: nothing meets partials.
     if (override_entry.tile.warp_split_k > 1 && override_entry.splits != 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--override: ksplit tiles run unsplit (got ",
+                       override_entry.splits, " splits)"));
+    }
+    if (override_entry.tile.warp_split_k > 1 &&
+        request.launch_abi < kLaunchAbiKSplitTiles) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "--override: ksplit tiles run unsplit (got ", override_entry.splits,
-          " splits)"));
+          "--override: ksplit needs launch ABI ", kLaunchAbiKSplitTiles,
+          " or later (the request has ", request.launch_abi, ")"));
+    }
+    // The kernel would refuse it at compile time (a static_assert).
+    if (!WgmmaKSplitHoldsScalePeriods(override_entry.tile, request.spec,
+                                      request.shape.k)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--override: each ksplit warp's slice (BK / S columns) must hold "
+          "whole scale groups of ",
+          FormatSpecText(request.spec)));
     }
     const PlanEntry entry =
         MakeGemmPlanEntry(kernel->m_min(), kernel->m_max(), override_entry.tile,
@@ -113,7 +127,8 @@ absl::StatusOr<std::vector<PlanOverride>> WgmmaCopyOverrides(
   std::vector<PlanOverride> overrides;
   for (const v1::Kernel& kernel : set.kernels()) {
     ASSIGN_OR_RETURN(GemmTileConfig tile, ParseGemmTileText(kernel.config()));
-    if (tile.mma != GemmMma::kWgmma) continue;
+    // k-split warps copy their weights by cp.async only: kept as planned.
+    if (tile.mma != GemmMma::kWgmma || tile.warp_split_k > 1) continue;
     tile.bulk_weights = bulk;
     overrides.push_back(
         PlanOverride{kernel.m_max(), tile, kernel.launch().grid_z()});

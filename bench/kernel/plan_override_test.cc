@@ -122,6 +122,32 @@ TEST(PlanOverrideTest, RefusesUnknownRangesAndIllegalTiles) {
       << old_layout;
   EXPECT_NE(old_layout.message().find("launch ABI"), std::string::npos)
       << old_layout;
+  // ksplit tiles: unsplit only, from launch ABI 2, and with slices that hold
+  // whole scale groups (BK 768 over 4 slices: 192 columns, one and a half
+  // groups of 128).
+  const std::string k_split =
+      "8:tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8";
+  const absl::Status split_k =
+      ApplyPlanOverrides(request, *ParsePlanOverrides(k_split + ":2"), set);
+  EXPECT_EQ(split_k.code(), absl::StatusCode::kInvalidArgument) << split_k;
+  EXPECT_NE(split_k.message().find("unsplit"), std::string::npos) << split_k;
+  KernelRequest k_major_abi = request;
+  k_major_abi.launch_abi = kLaunchAbiKMajorScales;
+  const absl::Status old_client =
+      ApplyPlanOverrides(k_major_abi, *ParsePlanOverrides(k_split + ":1"), set);
+  EXPECT_EQ(old_client.code(), absl::StatusCode::kInvalidArgument)
+      << old_client;
+  EXPECT_NE(old_client.message().find("launch ABI"), std::string::npos);
+  KernelRequest k_6144 = request;
+  k_6144.shape.k = 6144;
+  const absl::Status straddles = ApplyPlanOverrides(
+      k_6144,
+      *ParsePlanOverrides(
+          "8:tile=8x32x768,warps=1x8,stages=3,mma=wgmma,ksplit=4:1"),
+      set);
+  EXPECT_EQ(straddles.code(), absl::StatusCode::kInvalidArgument) << straddles;
+  EXPECT_NE(straddles.message().find("whole scale groups"), std::string::npos);
+  EXPECT_EQ(set.kernels(0).entry(), "planned");
   EXPECT_EQ(set.kernels(1).entry(), "planned");
 }
 
@@ -154,6 +180,15 @@ TEST(PlanOverrideTest, WgmmaCopyKeepsTilesAndSplitsAndSkipsMmaSync) {
   ASSERT_TRUE(ApplyPlanOverrides(request, *bulk, set).ok());
   EXPECT_EQ(set.kernels(1).config(), std::string(kTile16) + ",copy=bulk");
   EXPECT_EQ(set.kernels(1).entry(), "hummingd_gemm");
+
+  // k-split tiles copy by cp.async only: --wgmma_copy leaves them.
+  set.mutable_kernels(0)->set_config(
+      "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8");
+  absl::StatusOr<std::vector<PlanOverride>> around_k_split =
+      WgmmaCopyOverrides(set, /*bulk=*/true);
+  ASSERT_TRUE(around_k_split.ok()) << around_k_split.status();
+  ASSERT_EQ(around_k_split->size(), 1u);
+  EXPECT_EQ((*around_k_split)[0].m_max, 16);
 
   set.mutable_kernels(1)->set_config("tile=garbage");
   EXPECT_EQ(WgmmaCopyOverrides(set, true).status().code(),

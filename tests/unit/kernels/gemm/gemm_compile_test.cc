@@ -205,10 +205,10 @@ TEST(GemmCompileTest, EveryPlannedGemmKernelCompilesForEveryArch) {
 
 // The wgmma tile options (copy=bulk, layout=kmajor and blocks=N, which the
 // bench can time; scales=pre, planned for 8-bit weights at 64 tokens;
-// ksplit=S, k-split warps at 8 tokens) compile, and each reaches the
-// kernel: its cubin differs from the plain tile's; k-split warps keep every
-// register (no stack frame). k-major scales need one scale per row and no zero
-// points: with zero points the stub does not compile, and says why.
+// ksplit=S, k-split warps at 8 tokens) compile, and each of the first four
+// reaches the kernel: its cubin differs from the plain tile's; k-split warp
+// tiles compile without a stack frame. k-major scales need one scale per row
+// and no zero points: with zero points the stub does not compile, and says why.
 TEST(GemmCompileTest, WgmmaTileOptionsCompileAndChangeTheKernel) {
   absl::StatusOr<QuantSpec> spec =
       ParseSpecText("weight=uint4,group=128,scale=fp16");

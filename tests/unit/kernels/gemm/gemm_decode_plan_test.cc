@@ -716,6 +716,9 @@ TEST(GemmDecodePlanTest, KSplitWarpsOnShortKFillOneWaveUnsplit) {
   const Case kept[] = {
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 4096, 14336, ""},
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 4096, 4608, ""},
+      // K = 5120: whole 1024-column k-tiles, but past the bound.
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 4096, 5120, ""},
+      {"weight=uint5,group=128,scale=fp16", 4096, 4096, ""},
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 8192, 8192, ""},
       {"weight=uint4,group=32,scale=fp16", 4096, 4096, ""},
       {"weight=uint6,group=128,scale=fp16", 4096, 4096, ""},
@@ -731,6 +734,18 @@ TEST(GemmDecodePlanTest, KSplitWarpsOnShortKFillOneWaveUnsplit) {
     EXPECT_EQ(plan->entries[0].config.text.find("ksplit"), std::string::npos)
         << plan->entries[0].config.text;
   }
+  // A GPU whose blocks may opt into less shared memory than the 96 KB ring
+  // keeps the split-K tile.
+  LayerShape shape;
+  shape.n = 4096;
+  shape.k = 4096;
+  absl::StatusOr<std::vector<PlanEntry>> small_smem = PlanWgmmaDecode(
+      Canonicalize(*ParseSpecText(
+          "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16")),
+      shape, 132, 90 * 1024, kCurrentLaunchAbi);
+  ASSERT_TRUE(small_smem.ok()) << small_smem.status();
+  EXPECT_EQ((*small_smem)[0].config.text.find("ksplit"), std::string::npos)
+      << (*small_smem)[0].config.text;
 }
 
 // Planner v16: at 8 tokens, 256-column k-tiles four stages deep, two per
@@ -936,8 +951,9 @@ TEST(GemmDecodePlanTest, KMajorScalesOnWideTilesOfSpecsWithOneScalePerRow) {
 }
 
 // A client of the original arguments (launch ABI 0: checkpoint scales only)
-// never gets a layout=kmajor tile; otherwise its plan is the current
-// clients' one: the same tiles, splits and grids, scales read row-major.
+// never gets a layout=kmajor tile; otherwise its plan is an ABI-1 client's
+// one: the same tiles, splits and grids, scales read row-major. Neither
+// gets ksplit=S tiles, which clients read only from ABI 2 (planner v19).
 TEST(GemmDecodePlanTest, KMajorTilesOnlyForClientsThatPassTheKMajorScales) {
   const char* const kW4 = "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16";
   auto plan_for = [](const char* spec, int64_t n, int64_t k, uint32_t abi) {
@@ -949,7 +965,7 @@ TEST(GemmDecodePlanTest, KMajorTilesOnlyForClientsThatPassTheKMajorScales) {
   const char* const kW4Bf16 =
       "weight=uint4,group=128,scale=bf16,act=bf16,out=bf16";
   const Plan original = plan_for(kW4Bf16, 28672, 8192, kLaunchAbiOriginal);
-  const Plan current = plan_for(kW4Bf16, 28672, 8192, kCurrentLaunchAbi);
+  const Plan current = plan_for(kW4Bf16, 28672, 8192, kLaunchAbiKMajorScales);
   ASSERT_EQ(original.entries.size(), current.entries.size());
   ASSERT_GE(current.entries.size(), 4u);
   EXPECT_EQ(current.entries[0].config.text,
@@ -965,13 +981,13 @@ TEST(GemmDecodePlanTest, KMajorTilesOnlyForClientsThatPassTheKMajorScales) {
             plan_for(kW4, 28672, 8192, kCurrentLaunchAbi).entries[1].config);
 
   // Every decode layer and spec: nothing k-major for ABI 0, and the same
-  // plan as the current ABI's once its k-major option is taken off.
+  // plan as ABI 1's once its k-major option is taken off.
   int k_major_current = 0;
   for (const char* spec : kDecodeSpecs) {
     for (auto [n, k] : kDecodeLayers) {
       SCOPED_TRACE(::testing::Message() << spec << " N=" << n << " K=" << k);
       const Plan old_plan = plan_for(spec, n, k, kLaunchAbiOriginal);
-      const Plan new_plan = plan_for(spec, n, k, kCurrentLaunchAbi);
+      const Plan new_plan = plan_for(spec, n, k, kLaunchAbiKMajorScales);
       ASSERT_EQ(old_plan.entries.size(), new_plan.entries.size());
       for (size_t i = 0; i < old_plan.entries.size(); ++i) {
         const PlanEntry& old_entry = old_plan.entries[i];
@@ -1000,6 +1016,20 @@ TEST(GemmDecodePlanTest, KMajorTilesOnlyForClientsThatPassTheKMajorScales) {
     }
   }
   EXPECT_GE(k_major_current, 10);
+  // ksplit=S tiles only from ABI 2: 4096 x 4096 at 8 tokens.
+  const Plan k_split = plan_for(kW4, 4096, 4096, kLaunchAbiKSplitTiles);
+  EXPECT_NE(k_split.entries[0].config.text.find(",ksplit=8"),
+            std::string::npos);
+  for (uint32_t abi : {kLaunchAbiOriginal, kLaunchAbiKMajorScales}) {
+    for (const char* spec : kDecodeSpecs) {
+      for (auto [n, k] : kDecodeLayers) {
+        for (const PlanEntry& entry : plan_for(spec, n, k, abi).entries) {
+          EXPECT_EQ(entry.config.text.find("ksplit"), std::string::npos)
+              << abi << " " << entry.config.text;
+        }
+      }
+    }
+  }
 }
 
 // The plan key records the launch ABI of GEMM requests (kernels/planner.h,
@@ -1072,6 +1102,45 @@ TEST(GemmDecodePlanTest, WgmmaTileTextRoundTripsAndValidates) {
   sync_blocks.warps_n = 4;
   sync_blocks.stages = 4;
   EXPECT_FALSE(ValidateGemmTile(sync_blocks, 256, 256).ok());
+  // ksplit=S (after layout=kmajor, before blocks=N): 8-token wgmma tiles
+  // whose warps, S per 16-row n-unit, split each k-tile.
+  for (const char* k_split :
+       {"tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4",
+        "tile=8x16x512,warps=1x8,stages=6,mma=wgmma,ksplit=8,blocks=3",
+        "tile=8x64x256,warps=1x8,stages=4,mma=wgmma,layout=kmajor,ksplit=2",
+        "tile=8x64x1024,warps=1x16,stages=4,mma=wgmma,ksplit=4,blocks=1"}) {
+    absl::StatusOr<GemmTileConfig> parsed_split = ParseGemmTileText(k_split);
+    ASSERT_TRUE(parsed_split.ok()) << k_split << ": " << parsed_split.status();
+    EXPECT_GT(parsed_split->warp_split_k, 1);
+    EXPECT_EQ(FormatGemmTileText(*parsed_split), k_split);
+    EXPECT_TRUE(ValidateGemmTile(*parsed_split, 4096, 4096).ok()) << k_split;
+  }
+  for (const char* bad_split :
+       {",ksplit=3", ",ksplit=1", ",ksplit=16",
+        ",ksplit=", ",ksplit=4,ksplit=4", ",blocks=2,ksplit=4",
+        ",ksplit=4,layout=kmajor"}) {
+    EXPECT_FALSE(
+        ParseGemmTileText(std::string("tile=8x32x1024,warps=1x8,stages=3,"
+                                      "mma=wgmma") +
+                          bad_split)
+            .ok())
+        << bad_split;
+  }
+  EXPECT_FALSE(
+      ParseGemmTileText("tile=16x64x128,warps=1x4,stages=4,ksplit=4").ok());
+  // Parsed, but not a tile: BN not 16 rows per n-unit warp set, fewer warps
+  // than slices, 16 tokens, slices of part of a 64-column unit, copy=bulk.
+  for (const char* illegal :
+       {"tile=8x64x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4",
+        "tile=8x8x512,warps=1x4,stages=3,mma=wgmma,ksplit=8",
+        "tile=16x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4",
+        "tile=8x32x128,warps=1x8,stages=3,mma=wgmma,ksplit=4",
+        "tile=8x32x2048,warps=1x8,stages=3,mma=wgmma,ksplit=4",
+        "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,copy=bulk,ksplit=4"}) {
+    absl::StatusOr<GemmTileConfig> parsed_illegal = ParseGemmTileText(illegal);
+    ASSERT_TRUE(parsed_illegal.ok()) << illegal;
+    EXPECT_FALSE(ValidateGemmTile(*parsed_illegal, 4096, 4096).ok()) << illegal;
+  }
   EXPECT_FALSE(ParseGemmTileText(text + ",scales=pre,copy=bulk").ok());
   EXPECT_FALSE(ParseGemmTileText(text + ",scales=pre,scales=pre").ok());
   EXPECT_FALSE(ParseGemmTileText(text + ",scales=post").ok());
