@@ -57,7 +57,8 @@ int GemmTileConfig::SharedBytes(const QuantSpec& spec) const {
                                ? 1
                                : DataTypeBytes(spec.activation_type);
     const int chunk = device::wgmma_chunk_bytes(
-        stages, block_n, device::wgmma_scale_entries(scale_tile_k, block_k),
+        device::wgmma_ring_lead(stages, warp_split_k), block_n,
+        device::wgmma_scale_entries(scale_tile_k, block_k),
         DataTypeBytes(spec.scale_type), zero_bytes);
     return device::wgmma_shared_bytes(
         stages, device::wgmma_stage_bytes(block_m, block_n, block_k, bits),
@@ -119,8 +120,9 @@ bool WgmmaTakesKMajorScales(const GemmTileConfig& tile, const QuantSpec& spec,
   const int64_t scale_tile_k = ScaleTileK(spec, k);
   const int entries = device::wgmma_scale_entries(scale_tile_k, tile.block_k);
   const int element_bytes = DataTypeBytes(spec.scale_type);
-  const int chunk_tiles =
-      device::wgmma_scale_chunk_tiles(tile.stages, entries, element_bytes);
+  const int chunk_tiles = device::wgmma_scale_chunk_tiles(
+      device::wgmma_ring_lead(tile.stages, tile.warp_split_k), entries,
+      element_bytes);
   const int window_words =
       device::wgmma_chunk_window_words(chunk_tiles, entries, element_bytes);
   const int64_t chunk_cols = device::wgmma_k_major_chunk_cols(

@@ -40,15 +40,24 @@ HUMMINGD_HD constexpr int wgmma_stage_bytes(int tokens, int block_n,
 // row's checkpoint scales (one 16-byte copy per row and window word, not a
 // scattered 4-byte copy per row and tile: those cost 8-20% of the decode
 // kernel's time, bench/decode-notes.md v18). A chunk spans at least 16
-// bytes of elements and at least the ring's lead (stages - 2 tiles), so
+// bytes of elements and at least the ring's lead (wgmma_ring_lead), so
 // that two chunk buffers suffice: chunk c + 1 lands with its first tile,
 // whose copy is issued once chunk c - 1 is no longer read.
-HUMMINGD_HD constexpr int wgmma_scale_chunk_tiles(int stages,
+HUMMINGD_HD constexpr int wgmma_scale_chunk_tiles(int lead,
                                                   int entries_per_tile,
                                                   int element_bytes) {
   const int fill = 16 / (entries_per_tile * element_bytes);
   const int at_least = fill > 1 ? fill : 1;
-  return at_least > stages - 2 ? at_least : stages - 2;
+  return at_least > lead ? at_least : lead;
+}
+
+// Tiles the copy ring runs ahead of the compute: tile t + lead is copied
+// while tile t computes. kStages - 2 in general (the wgmmas of tile t - 1
+// may still read its slot); k-split warp tiles (mma.sync) have nothing in
+// flight past the tile's barrier, so they reuse the slot of tile t - 1
+// (bench/decode-notes.md v48).
+HUMMINGD_HD constexpr int wgmma_ring_lead(int stages, int warp_split_k) {
+  return warp_split_k > 1 ? stages - 1 : stages - 2;
 }
 
 // 16-byte words of one row's window: the chunk's entries (a chunk of whole
@@ -63,11 +72,11 @@ HUMMINGD_HD constexpr int wgmma_chunk_window_words(int chunk_tiles,
 
 // Bytes of one chunk buffer of a block_n-row block: the rows' scale
 // windows, then their zero-point windows (zero_bytes 0: no zero points).
-HUMMINGD_HD constexpr int wgmma_chunk_bytes(int stages, int block_n,
+HUMMINGD_HD constexpr int wgmma_chunk_bytes(int lead, int block_n,
                                             int entries_per_tile,
                                             int scale_bytes, int zero_bytes) {
   const int tiles =
-      wgmma_scale_chunk_tiles(stages, entries_per_tile, scale_bytes);
+      wgmma_scale_chunk_tiles(lead, entries_per_tile, scale_bytes);
   const int zero_words =
       zero_bytes > 0
           ? wgmma_chunk_window_words(tiles, entries_per_tile, zero_bytes)
@@ -191,8 +200,9 @@ struct WgmmaConfig : GemmScaleTiling<Format_, kN_, kK_> {
       wgmma_stage_bytes(kTokens, Tile::kBlockN, Tile::kBlockK, kBits);
   // Scale / zero-point chunks (wgmma_scale_chunk_tiles): one buffer is the
   // kBlockN rows' scale windows, then their zero-point windows.
+  static constexpr int kAhead = wgmma_ring_lead(Tile::kStages, kWarpSplitK);
   static constexpr int kChunkTiles =
-      wgmma_scale_chunk_tiles(Tile::kStages, kScaleEntries, kScaleElementBytes);
+      wgmma_scale_chunk_tiles(kAhead, kScaleEntries, kScaleElementBytes);
   static constexpr int kScaleWindowWords =
       wgmma_chunk_window_words(kChunkTiles, kScaleEntries, kScaleElementBytes);
   static constexpr int kZeroWindowWords =
@@ -210,7 +220,7 @@ struct WgmmaConfig : GemmScaleTiling<Format_, kN_, kK_> {
       Tile::kKMajorScales ? Tile::kBlockN * kScaleElementBytes
                           : kScaleElementBytes;
   static constexpr int kChunkBytes =
-      wgmma_chunk_bytes(Tile::kStages, Tile::kBlockN, kScaleEntries,
+      wgmma_chunk_bytes(kAhead, Tile::kBlockN, kScaleEntries,
                         kScaleElementBytes, kZeroWords ? kZeroElementBytes : 0);
   static_assert(kChunkBytes ==
                     Tile::kBlockN * (kScaleWindowWords + kZeroWindowWords) * 16,
@@ -254,7 +264,7 @@ struct WgmmaConfig : GemmScaleTiling<Format_, kN_, kK_> {
                 "N must be a multiple of the scale tile");
   static_assert(Tile::kStages >= 3,
                 "the copy runs two tiles behind the wgmma reads");
-  static_assert(kChunkTiles >= Tile::kStages - 2,
+  static_assert(kChunkTiles >= kAhead,
                 "two chunk buffers: a chunk spans at least the ring's lead");
 
   // The n-unit of the block (0 .. kRowUnits - 1) whose 16 rows warp `warp`

@@ -139,7 +139,8 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
   // the previous kernel (they are read-only), and the activations after:
   // all of those activations go into the last prologue group, so the first
   // iteration waits for the whole prologue.
-  constexpr int kAhead = Tile::kStages - 2;
+  // (kStages - 1 for k-split warp tiles: Config::kAhead, wgmma_ring_lead.)
+  constexpr int kAhead = Config::kAhead;
   // Chunk 0's scales (read-only) travel with tile 0; kChunkTiles >= kAhead,
   // so no other chunk starts inside the prologue.
   if (tiles > 0) copier.copy_chunk(chunk_buffer(0), range.begin);

@@ -32,7 +32,7 @@ void ExpectHostAgrees(const std::string& spec_text,
   absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(tile_text);
   ASSERT_TRUE(tile.ok()) << tile.status();
   EXPECT_EQ(tile->SharedBytes(Canonicalize(*spec)), Config::kSharedBytes);
-  EXPECT_GE(Config::kChunkTiles, Config::Tile::kStages - 2);
+  EXPECT_GE(Config::kChunkTiles, Config::kAhead);
 }
 
 // Every (row, k-tile of the chunk) element lies inside the row's window of
