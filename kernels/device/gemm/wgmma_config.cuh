@@ -53,11 +53,13 @@ HUMMINGD_HD constexpr int wgmma_scale_chunk_tiles(int lead,
 
 // Tiles the copy ring runs ahead of the compute: tile t + lead is copied
 // while tile t computes. kStages - 2 in general (the wgmmas of tile t - 1
-// may still read its slot); k-split warp tiles (mma.sync) have nothing in
-// flight past the tile's barrier, so they reuse the slot of tile t - 1
-// (bench/decode-notes.md v48).
+// may still read its slot). k-split warp tiles (mma.sync) have nothing in
+// flight past the tile's barrier and may reuse the slot of tile t - 1: a
+// three-stage one runs two ahead instead of one (A/B w, bench/decode-notes.md
+// v48: 0.93-0.99x), but from two to three ahead only queued (1.07-1.11x on
+// four stages, as A/B v found for the other 8-token tiles).
 HUMMINGD_HD constexpr int wgmma_ring_lead(int stages, int warp_split_k) {
-  return warp_split_k > 1 ? stages - 1 : stages - 2;
+  return warp_split_k > 1 && stages == 3 ? 2 : stages - 2;
 }
 
 // 16-byte words of one row's window: the chunk's entries (a chunk of whole

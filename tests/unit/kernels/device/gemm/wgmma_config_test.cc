@@ -129,6 +129,36 @@ TEST(WgmmaConfigTest, HostSharedBytesMatchTheKernelLayout) {
       hd::WgmmaConfig<U8Tensor, hd::WgmmaTile<16, 128, 64, 2, 12>, 256, 1024>>(
       "weight=uint8,group=tensor,scale=fp32,zero=float,act=fp16,out=fp16",
       "tile=16x128x64,warps=1x8,stages=12,mma=wgmma");
+  // k-split warps: a three-stage ring runs two tiles ahead (the chunks span
+  // both: one entry per 128 columns, eight per 1024-column tile), four
+  // stages two as before.
+  using KSplit3 = hd::WgmmaConfig<
+      W4, hd::WgmmaTile<8, 32, 1024, 2, 3, false, false, false, 4>, 6144, 4096>;
+  ExpectHostAgrees<KSplit3>(
+      "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
+      "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4");
+  EXPECT_EQ(KSplit3::kAhead, 2);
+  EXPECT_EQ(KSplit3::kChunkTiles, 2);
+  EXPECT_EQ(KSplit3::kRowBlocks, 1);
+  EXPECT_EQ(KSplit3::kUnitsKPerWarp, 4);
+  using KSplit4 =
+      hd::WgmmaConfig<W4Zero,
+                      hd::WgmmaTile<8, 16, 1024, 2, 4, false, false, false, 8>,
+                      4096, 2048>;
+  ExpectHostAgrees<KSplit4>(
+      "weight=uint4,group=32,scale=bf16,zero=int,act=bf16,out=bf16",
+      "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8");
+  EXPECT_EQ(KSplit4::kAhead, 2);
+  EXPECT_EQ(hd::wgmma_ring_lead(3, 1), 1);
+  EXPECT_EQ(hd::wgmma_ring_lead(6, 4), 4);
+  // The warps' rows and slices: 8 warps over 2 n-units and 4 slices; the
+  // plain tile's warp w owns n-unit (w / 4) * row_blocks * 4 + w % 4 + 4 r.
+  EXPECT_EQ(KSplit3::warp_row_unit(5, 0), 1);
+  EXPECT_EQ(KSplit3::warp_k_slice(5), 2);
+  using Plain =
+      hd::WgmmaConfig<W4, hd::WgmmaTile<8, 256, 128, 2, 4>, 8192, 8192>;
+  EXPECT_EQ(Plain::warp_row_unit(5, 1), 13);
+  EXPECT_EQ(Plain::warp_k_slice(5), 0);
 }
 
 TEST(WgmmaConfigTest, ChunkWindowsHoldEveryElementTheirTilesRead) {
