@@ -65,11 +65,11 @@ struct GemmTileConfig {
   // tensor ("layout=kmajor"; one scale per row and no zero points). Planned
   // for 256-row tiles (planner v12).
   bool k_major_scales = false;
-  // wgmma only, 8 tokens: the block's warps split each k-tile this many
-  // ways ("ksplit=S", 2, 4 or 8), each owning one 16-row n-unit, so that
-  // block_n = 16 * warps / S and the slices meet in shared memory instead
-  // of in split-K partials; such tiles run unsplit. 1: each warp owns its
-  // rows' whole k-tile.
+  // wgmma only, 8 or 16 tokens (on mma.sync): the block's warps split each
+  // k-tile this many ways ("ksplit=S", 2, 4 or 8), each owning one 16-row
+  // n-unit, so that block_n = 16 * warps / S and the slices meet in shared
+  // memory instead of in split-K partials; such tiles run unsplit. 1: each warp
+  // owns its rows' whole k-tile.
   int warp_split_k = 1;
 
   int Threads() const { return 32 * warps_m * warps_n; }

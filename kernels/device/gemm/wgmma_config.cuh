@@ -131,7 +131,7 @@ HUMMINGD_HD constexpr int wgmma_scale_entries(long long scale_tile_k,
 // checkpoint's [row][column] tensor (one contiguous run of kBlockN
 // elements per column and block), so a chunk is kChunkCols such runs
 // instead of one window per row (memory/wgmma_tiles.cuh).
-// kWarpSplitK_ > 1 (8 tokens only, on mma.sync): the block's warps split
+// kWarpSplitK_ > 1 (8 or 16 tokens, on mma.sync): the block's warps split
 // each k-tile that many ways instead of owning 16 rows each, so one block
 // holds kBlockN = 16 * warps / kWarpSplitK_ rows over the whole of its
 // K range and the slices meet in shared memory at the end: a layer needs
@@ -243,11 +243,13 @@ struct WgmmaConfig : GemmScaleTiling<Format_, kN_, kK_> {
                      Tile::kBlockN == kRowBlocks * kWgmmaRowsPerWarpgroup *
                                           Tile::kWarpgroups),
                 "BN is a whole number of 64-row blocks per warpgroup");
-  static_assert(kWarpSplitK == 1 ||
-                    (kTokens == 8 && kRowUnits * kWarpSplitK == kWarps &&
-                     kUnitsKPerTile % kWarpSplitK == 0 && !Tile::kBulkWeights),
-                "k-split warps: 8 tokens (mma.sync), one n-unit per warp and "
-                "slice, whole k-units per slice, cp.async weights");
+  static_assert(
+      kWarpSplitK == 1 ||
+          ((kTokens == 8 || kTokens == 16) &&
+           kRowUnits * kWarpSplitK == kWarps &&
+           kUnitsKPerTile % kWarpSplitK == 0 && !Tile::kBulkWeights),
+      "k-split warps: 8 or 16 tokens (mma.sync), one n-unit per warp and "
+      "slice, whole k-units per slice, cp.async weights");
   static_assert(kN % Tile::kBlockN == 0 && kK % Tile::kBlockK == 0,
                 "N and K must be multiples of the block tile");
   static_assert(Tile::kBlockK % kGemmUnitCols == 0, "BK is whole k-units");

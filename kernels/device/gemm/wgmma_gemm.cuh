@@ -38,31 +38,42 @@ namespace hummingd::device {
 // every copy has landed). Returns whether the warp holds the block's sums
 // (slice 0), which then stores them. Every thread of the block calls it.
 template <class Config>
-HUMMINGD_DEVICE bool sum_warp_k_slices(float (&r_sum)[4], u32 s_ring, int warp,
-                                       int lane) {
-  static_assert(Config::kTokens == 8 && Config::kAccumulators == 4,
-                "one m16n8 fragment per warp");
+HUMMINGD_DEVICE bool sum_warp_k_slices(float (&r_sum)[Config::kAccumulators],
+                                       u32 s_ring, int warp, int lane) {
+  // One m16n8 fragment (4 floats) per n8 tile of the warp's tokens.
+  constexpr int kQuads = Config::kAccumulators / 4;
+  static_assert(Config::kRowBlocks == 1 && Config::kAccumulators % 4 == 0,
+                "whole m16n8 fragments of one n-unit per warp");
   const int slice = Config::warp_k_slice(warp);
   const int unit = Config::warp_row_unit(warp, 0);
-  // (slice - 1, unit, lane) -> 16 bytes.
-  auto slot = [&](int from_slice) {
+  // (slice - 1, unit, lane, quad) -> 16 bytes.
+  auto slot = [&](int from_slice, int quad) {
     return s_ring +
            static_cast<u32>(
-               (((from_slice - 1) * Config::kRowUnits + unit) * 32 + lane) *
+               ((((from_slice - 1) * Config::kRowUnits + unit) * 32 + lane) *
+                    kQuads +
+                quad) *
                16);
   };
   __syncthreads();
   if (slice > 0) {
-    store_shared_f32x4(slot(slice), r_sum[0], r_sum[1], r_sum[2], r_sum[3]);
+    HUMMINGD_UNROLL
+    for (int q = 0; q < kQuads; ++q) {
+      store_shared_f32x4(slot(slice, q), r_sum[4 * q], r_sum[4 * q + 1],
+                         r_sum[4 * q + 2], r_sum[4 * q + 3]);
+    }
   }
   __syncthreads();
   if (slice > 0) return false;
   HUMMINGD_UNROLL
   for (int from = 1; from < Config::kWarpSplitK; ++from) {
-    float part[4];
-    load_shared_f32x4(slot(from), part);
     HUMMINGD_UNROLL
-    for (int i = 0; i < 4; ++i) r_sum[i] += part[i];
+    for (int q = 0; q < kQuads; ++q) {
+      float part[4];
+      load_shared_f32x4(slot(from, q), part);
+      HUMMINGD_UNROLL
+      for (int i = 0; i < 4; ++i) r_sum[4 * q + i] += part[i];
+    }
   }
   return true;
 }

@@ -215,31 +215,40 @@ HUMMINGD_DEVICE void wgmma_step(WgmmaAccumulators<Config>& acc,
   wgmma_commit();
 }
 
-// The same step at 8 tokens on warp-level mma.sync m16n8k16: each warp's
-// 16 rows of a row block are m16n8k16's A fragment, and its accumulators
-// are m64n8k16's per warp, so only the B operand moves (r_b: ldmatrix'ed
-// fragments of a step pair, half `pair_half` of them for this step).
+// The same step on warp-level mma.sync m16n8k16 (8 tokens, and 16 with
+// k-split warps): each warp's 16 rows of a row block are m16n8k16's A
+// fragment, and its accumulators are m64nNk16's per warp (accumulators
+// 4j .. 4j + 3: n8 tile j's C fragment), so only the B operand moves (r_b:
+// ldmatrix'ed fragments of a step pair per n8 tile, half `pair_half` of them
+// for this step).
 template <class Config>
 HUMMINGD_DEVICE void sync_mma_step(WgmmaAccumulators<Config>& acc,
                                    const u32 (&r_a)[Config::kRowBlocks][4],
-                                   const u32 (&r_b)[4], int pair_half,
-                                   bool starts_fold) {
-  static_assert(Config::kTokens == 8, "m16n8k16 covers 8 tokens");
+                                   const u32 (&r_b)[Config::kTokens / 8][4],
+                                   int pair_half, bool starts_fold) {
+  static_assert(Config::kTokens == 8 || Config::kTokens == 16,
+                "one or two m16n8k16 tiles per step");
+  constexpr int kNTiles = Config::kTokens / 8;
   constexpr ScalarType kType = Config::Format::kActivationType;
   static_assert(kType == ScalarType::kFp16 || kType == ScalarType::kBf16,
                 "16-bit operands");
-  const u32 r_b_step[2] = {r_b[2 * pair_half], r_b[2 * pair_half + 1]};
   HUMMINGD_UNROLL
-  for (int r = 0; r < Config::kRowBlocks; ++r) {
-    if constexpr (!WgmmaScalePlan<Config>::kDeferred) {
-      mma_k16<kType>(acc.total[r], r_a[r], r_b_step);
-    } else {
-      if (starts_fold) {
-        // ptxas turns these into the MMA's zero C operand.
-        HUMMINGD_UNROLL
-        for (int i = 0; i < 4; ++i) acc.part[r][i] = 0.0f;
+  for (int j = 0; j < kNTiles; ++j) {
+    const u32 r_b_step[2] = {r_b[j][2 * pair_half], r_b[j][2 * pair_half + 1]};
+    HUMMINGD_UNROLL
+    for (int r = 0; r < Config::kRowBlocks; ++r) {
+      if constexpr (!WgmmaScalePlan<Config>::kDeferred) {
+        mma_k16<kType>(reinterpret_cast<float(&)[4]>(acc.total[r][4 * j]),
+                       r_a[r], r_b_step);
+      } else {
+        float(&r_c)[4] = reinterpret_cast<float(&)[4]>(acc.part[r][4 * j]);
+        if (starts_fold) {
+          // ptxas turns these into the MMA's zero C operand.
+          HUMMINGD_UNROLL
+          for (int i = 0; i < 4; ++i) r_c[i] = 0.0f;
+        }
+        mma_k16<kType>(r_c, r_a[r], r_b_step);
       }
-      mma_k16<kType>(acc.part[r], r_a[r], r_b_step);
     }
   }
 }
@@ -271,7 +280,9 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
   // lane l gives the row of token l % 8 at 16-byte chunk l / 8 of a step
   // pair (chunk c of token t lies at c ^ t; the second pair of a 64-column
   // panel is chunk + 4, bit 6 of the offset).
-  constexpr bool kSyncMma = Config::kTokens == 8;
+  // With k-split warps at 16 tokens too (two n8 tiles per step).
+  constexpr bool kSyncMma = Config::kTokens == 8 || Config::kWarpSplitK > 1;
+  constexpr int kBTiles = kSyncMma ? Config::kTokens / 8 : 1;
   const u32 ldsm_lane_offset = static_cast<u32>(
       (lane & 7) * kWgmmaSwizzleRowBytes + (((lane >> 3) ^ (lane & 7)) << 4));
   // Deferred: the current fold's decoder entries (zero points only).
@@ -302,7 +313,7 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
     const int ku = ku0 + ku_w;
     if (ku_w + 1 < Config::kUnitsKPerWarp) load_unit_words(ku_w + 1);
     Entry r_unit_entry[kR][kEntriesPerUnit][2];
-    u32 r_b[4];  // kSyncMma: B fragments of a step pair
+    u32 r_b[kBTiles][4];  // kSyncMma: B fragments of a step pair
     HUMMINGD_UNROLL
     for (int r = 0; r < kR; ++r) {
       if constexpr (!Plan::kDeferred) {
@@ -380,11 +391,17 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
       }
       if constexpr (kSyncMma) {
         if (s % 2 == 0) {
-          ldmatrix_x4(r_b,
-                      s_stage +
-                          static_cast<u32>(ku * Config::kTokens *
-                                           kWgmmaSwizzleRowBytes) +
-                          (s == 0 ? ldsm_lane_offset : ldsm_lane_offset ^ 64u));
+          // Token rows 8j .. 8j + 7 of the panel (their swizzle is the
+          // row's, so the lane offset holds).
+          HUMMINGD_UNROLL
+          for (int j = 0; j < kBTiles; ++j) {
+            ldmatrix_x4(
+                r_b[j],
+                s_stage +
+                    static_cast<u32>((ku * Config::kTokens + 8 * j) *
+                                     kWgmmaSwizzleRowBytes) +
+                    (s == 0 ? ldsm_lane_offset : ldsm_lane_offset ^ 64u));
+          }
         }
         sync_mma_step<Config>(acc, r_a, r_b, s & 1, starts_fold);
       } else {

@@ -205,10 +205,11 @@ TEST(GemmCompileTest, EveryPlannedGemmKernelCompilesForEveryArch) {
 
 // The wgmma tile options (copy=bulk, layout=kmajor and blocks=N, which the
 // bench can time; scales=pre, planned for 8-bit weights at 64 tokens;
-// ksplit=S, k-split warps at 8 tokens) compile, and each of the first four
-// reaches the kernel: its cubin differs from the plain tile's; k-split warp
-// tiles compile without a stack frame. k-major scales need one scale per row
-// and no zero points: with zero points the stub does not compile, and says why.
+// ksplit=S, k-split warps at 8 and 16 tokens) compile, and each of the first
+// four reaches the kernel: its cubin differs from the plain tile's; k-split
+// warp tiles compile without a stack frame. k-major scales need one scale per
+// row and no zero points: with zero points the stub does not compile, and says
+// why.
 TEST(GemmCompileTest, WgmmaTileOptionsCompileAndChangeTheKernel) {
   absl::StatusOr<QuantSpec> spec =
       ParseSpecText("weight=uint4,group=128,scale=fp16");
@@ -250,6 +251,8 @@ TEST(GemmCompileTest, WgmmaTileOptionsCompileAndChangeTheKernel) {
   for (const char* text :
        {"tile=8x32x512,warps=1x8,stages=6,mma=wgmma,ksplit=4",
         "tile=8x16x512,warps=1x8,stages=8,mma=wgmma,ksplit=8",
+        "tile=16x16x512,warps=1x8,stages=5,mma=wgmma,ksplit=8",
+        "tile=16x32x512,warps=1x8,stages=4,mma=wgmma,ksplit=4",
         "tile=8x64x256,warps=1x8,stages=4,mma=wgmma,layout=kmajor,ksplit=2"}) {
     SCOPED_TRACE(text);
     const std::string k_split = compile(text);

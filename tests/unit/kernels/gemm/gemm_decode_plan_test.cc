@@ -1102,10 +1102,11 @@ TEST(GemmDecodePlanTest, WgmmaTileTextRoundTripsAndValidates) {
   sync_blocks.warps_n = 4;
   sync_blocks.stages = 4;
   EXPECT_FALSE(ValidateGemmTile(sync_blocks, 256, 256).ok());
-  // ksplit=S (after layout=kmajor, before blocks=N): 8-token wgmma tiles
-  // whose warps, S per 16-row n-unit, split each k-tile.
+  // ksplit=S (after layout=kmajor, before blocks=N): 8- and 16-token wgmma
+  // tiles whose warps, S per 16-row n-unit, split each k-tile.
   for (const char* k_split :
        {"tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4",
+        "tile=16x16x512,warps=1x8,stages=5,mma=wgmma,ksplit=8",
         "tile=8x16x512,warps=1x8,stages=6,mma=wgmma,ksplit=8,blocks=3",
         "tile=8x64x256,warps=1x8,stages=4,mma=wgmma,layout=kmajor,ksplit=2",
         "tile=8x64x1024,warps=1x16,stages=4,mma=wgmma,ksplit=4,blocks=1"}) {
@@ -1129,11 +1130,11 @@ TEST(GemmDecodePlanTest, WgmmaTileTextRoundTripsAndValidates) {
   EXPECT_FALSE(
       ParseGemmTileText("tile=16x64x128,warps=1x4,stages=4,ksplit=4").ok());
   // Parsed, but not a tile: BN not 16 rows per n-unit warp set, fewer warps
-  // than slices, 16 tokens, slices of part of a 64-column unit, copy=bulk.
+  // than slices, 32 tokens, slices of part of a 64-column unit, copy=bulk.
   for (const char* illegal :
        {"tile=8x64x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4",
         "tile=8x8x512,warps=1x4,stages=3,mma=wgmma,ksplit=8",
-        "tile=16x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4",
+        "tile=32x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4",
         "tile=8x32x128,warps=1x8,stages=3,mma=wgmma,ksplit=4",
         "tile=8x32x2048,warps=1x8,stages=3,mma=wgmma,ksplit=4",
         "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,copy=bulk,ksplit=4"}) {

@@ -149,6 +149,14 @@ TEST(WgmmaConfigTest, HostSharedBytesMatchTheKernelLayout) {
       "weight=uint4,group=32,scale=bf16,zero=int,act=bf16,out=bf16",
       "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8");
   EXPECT_EQ(KSplit4::kAhead, 2);
+  // 16 tokens: two m16n8 fragments per warp, four stages two ahead.
+  using KSplit16 = hd::WgmmaConfig<
+      W4, hd::WgmmaTile<16, 32, 512, 2, 4, false, false, false, 4>, 6144, 4096>;
+  ExpectHostAgrees<KSplit16>(
+      "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
+      "tile=16x32x512,warps=1x8,stages=4,mma=wgmma,ksplit=4");
+  EXPECT_EQ(KSplit16::kAccumulators, 8);
+  EXPECT_EQ(KSplit16::kAhead, 2);
   EXPECT_EQ(hd::wgmma_ring_lead(3, 1), 1);
   EXPECT_EQ(hd::wgmma_ring_lead(6, 4), 4);
   // The warps' rows and slices: 8 warps over 2 n-units and 4 slices; the
