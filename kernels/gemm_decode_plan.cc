@@ -512,33 +512,59 @@ std::optional<DecodeCandidate> WideKTileCandidate(const DecodeRange& range,
 // 8192 x 8192 within 1.5% (10.65 against 10.79), 8192 x 28672 even. So: K <=
 // 4096, the narrowest block (16 rows, else 32) whose grid fits one wave at two
 // per SM and fills >= 2/3 of it, splits 1.
+// Planner v20 (sweeps aa-ac, bench/results/tile-sweep-11cef8a.md): with
+// three-stage tiles two k-tiles ahead (decode-notes v48) 4-bit 8192 x 8192
+// 8x32x1024 s3 ran M = 1 / 2 / 4 / 8 in 10.39 / 10.46 / 10.57 / 11.07 µs
+// against 10.83 / 10.83 / 10.92 / 11.03 for the plan (bf16 M = 1 / 2 / 4 /
+// 8 11.05 / 11.19 / 11.32 / 11.63 against 11.36 .. 11.61), so 4-bit
+// weights take 32-row blocks up to K = 8192. 16-row blocks there read twice
+// the activations per weight byte and lost (8192 x 8192 8x16x1024 13.46,
+// 4096 x 14336 10.92 against 9.9), and 8-bit 8192 x 8192 lost (18.55
+// against 18.29). At 16 tokens (two m16n8k16 per step) 8-bit weights on
+// 4096 x 4096 16x16x512 s4 ksplit=8: uint8 7.28 against 8.19, e4m3 7.04
+// against 8.06; 4-bit ones tied (fp16 6.32 against 6.32, bf16 6.33 against
+// 6.44), and 32-row blocks (6144 x 4096) and long K (4096 x 14336: uint8
+// 20.18 against 18.27) lost: 8-bit weights, K <= 4096, 16-row blocks only.
 std::optional<DecodeCandidate> KSplitWarpTileCandidate(const DecodeRange& range,
                                                        const QuantSpec& spec,
                                                        const LayerShape& shape,
                                                        int sm_count,
                                                        int smem_limit) {
   const bool eight_bit = spec.weight.bits == 8;
-  if (range.tokens != 8 || (spec.weight.bits > 4 && !eight_bit) ||
-      HasFineScales(spec) || shape.k > 4096) {
+  const bool at_16_tokens = range.tokens == 16;
+  if ((range.tokens != 8 && !at_16_tokens) ||
+      (spec.weight.bits > 4 && !eight_bit) || (at_16_tokens && !eight_bit) ||
+      HasFineScales(spec)) {
     return std::nullopt;
   }
+  const int64_t k_limit = eight_bit ? 4096 : 8192;
+  if (shape.k > k_limit) return std::nullopt;
   const int64_t two_per_sm = int64_t{2} * sm_count;
   for (const int block_n : {16, 32}) {
     if (shape.n % block_n != 0 || shape.n / block_n > two_per_sm) continue;
     if (3 * (shape.n / block_n) < 2 * two_per_sm) return std::nullopt;
+    const bool wide_block = block_n == 32;
+    if ((shape.k > 4096 && !wide_block) || (at_16_tokens && wide_block)) {
+      return std::nullopt;
+    }
     GemmTileConfig tile;
     tile.mma = GemmMma::kWgmma;
-    tile.block_m = 8;
+    tile.block_m = range.tokens;
     tile.warps_m = 1;
     tile.warps_n = 8;
     tile.block_n = block_n;
     tile.warp_split_k = 16 * tile.warps_n / block_n;
-    // The measured k-tiles and stages (a 96 KB ring per block): 4-bit
-    // weights BK 1024 with 4 stages of 16 rows or 3 of 32; 8-bit ones 3
-    // stages of BK 1024 (16 rows) or 4 of BK 512 (32 rows).
-    const bool wide_block = block_n == 32;
-    tile.block_k = eight_bit && wide_block ? 512 : 1024;
-    tile.stages = eight_bit == wide_block ? 4 : 3;
+    // The measured k-tiles and stages (a 96 KB ring per block): at 8
+    // tokens 4-bit weights BK 1024 with 4 stages of 16 rows or 3 of 32,
+    // 8-bit ones 3 stages of BK 1024 (16 rows) or 4 of BK 512 (32 rows); at
+    // 16 tokens 4 stages of BK 512.
+    if (at_16_tokens) {
+      tile.block_k = 512;
+      tile.stages = 4;
+    } else {
+      tile.block_k = eight_bit && wide_block ? 512 : 1024;
+      tile.stages = eight_bit == wide_block ? 4 : 3;
+    }
     if (tile.SharedBytes(spec) > std::min(kTwoBlocksSharedBytes, smem_limit) ||
         !ValidateGemmTile(tile, shape.n, shape.k).ok()) {
       return std::nullopt;
@@ -634,8 +660,11 @@ absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
             WideKTileCandidate(range, spec, shape, sm_count, smem_limit)) {
       chosen = *wide_k;
     }
-    // Only a client that reads ksplit=S tile texts can load them.
-    if (launch_abi >= kLaunchAbiKSplitTiles) {
+    // Only a client that reads ksplit=S tile texts (of 16 tokens: from
+    // ABI 3) can load them.
+    const uint32_t k_split_abi =
+        range.tokens == 8 ? kLaunchAbiKSplitTiles : kLaunchAbiKSplit16Tokens;
+    if (launch_abi >= k_split_abi) {
       if (std::optional<DecodeCandidate> k_split = KSplitWarpTileCandidate(
               range, spec, shape, sm_count, smem_limit)) {
         chosen = *k_split;

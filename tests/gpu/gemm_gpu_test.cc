@@ -393,7 +393,9 @@ const GemmCase kCases[] = {
 // 5120 x 4096 three per SM at 8 (320 blocks); 4-bit
 // 4096 x 4096 (fp16) and 6144 x 4096 (bf16), uint8 4096 x 4096 and e4m3
 // 6144 x 4096 run k-split warps at 8 tokens (16- and 32-row blocks, unsplit;
-// planner v19). (Bulk (TMA) weight copies are no longer planned, planner v6;
+// planner v19), 4-bit 8192 x 8192 too (32-row blocks on K = 8192, v20), and
+// uint8 4096 x 4096 and e4m3 4096 x 4096 (bf16) at 16 tokens (two m16n8k16
+// per step, v20). (Bulk (TMA) weight copies are no longer planned, planner v6;
 // hummingd_gemm_bench --override still times them and checks their
 // numerics.)
 std::vector<GemmCase> DecodeCases() {
@@ -426,6 +428,10 @@ std::vector<GemmCase> DecodeCases() {
       GemmCase{"weight=e4m3,group=128,scale=fp16", 6144, 4096, kDecode});
   cases.push_back(
       GemmCase{"weight=uint4,group=128,scale=fp16", 5120, 4096, kDecode});
+  cases.push_back(
+      GemmCase{"weight=uint4,group=128,scale=fp16", 8192, 8192, kDecode});
+  cases.push_back(GemmCase{"weight=e4m3,group=128,scale=bf16,act=bf16,out=bf16",
+                           4096, 4096, kDecode});
   cases.push_back(
       GemmCase{"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16", 6144,
                4096, kDecode});
@@ -520,6 +526,8 @@ TEST(GemmCaseGridTest, DecodeCasesCoverEveryWgmmaRange) {
   int w8_long_splits = 0;
   int k_split_4bit = 0;
   int k_split_8bit = 0;
+  int k_split_long_k = 0;
+  int k_split_16_tokens = 0;
   int wide = 0;
   int wide_16 = 0;
   int four_per_sm = 0;
@@ -545,6 +553,8 @@ TEST(GemmCaseGridTest, DecodeCasesCoverEveryWgmmaRange) {
       wide_k_32 += tile->block_m == 32 && tile->block_k == 256;
       k_split_4bit += tile->warp_split_k > 1 && request.spec.weight.bits <= 4;
       k_split_8bit += tile->warp_split_k > 1 && request.spec.weight.bits == 8;
+      k_split_long_k += tile->warp_split_k > 1 && request.shape.k > 4096;
+      k_split_16_tokens += tile->warp_split_k > 1 && tile->block_m == 16;
       w8_long_splits += request.spec.weight.bits == 8 && tile->block_m == 8 &&
                         tile->block_n == 128 &&
                         request.shape.n * request.shape.k >= 8192 * 8192;
@@ -565,6 +575,8 @@ TEST(GemmCaseGridTest, DecodeCasesCoverEveryWgmmaRange) {
   EXPECT_GE(wide_k_32, 1);
   EXPECT_GE(k_split_4bit, 2);
   EXPECT_GE(k_split_8bit, 2);
+  EXPECT_GE(k_split_long_k, 1);
+  EXPECT_GE(k_split_16_tokens, 2);
   EXPECT_GE(w8_long_splits, 1);
   EXPECT_GE(wide, 2);
   EXPECT_GE(wide_16, 1);

@@ -158,14 +158,16 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
     int64_t splits[4];
   };
   const Expected expected[] = {
+      // 8 tokens: k-split warps over 32-row blocks (256, unsplit; planner
+      // v20).
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
        8192,
        8192,
-       {"tile=8x128x256,warps=1x8,stages=4,mma=wgmma",
+       {"tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4",
         "tile=16x128x256,warps=1x8,stages=4,mma=wgmma",
         "tile=32x128x256,warps=1x8,stages=3,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
-       {4, 4, 4, 4}},
+       {1, 4, 4, 4}},
       // 256-column k-tiles two per SM (8 splits of 7 k-tiles, 256 blocks)
       // up to 32 tokens.
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
@@ -237,15 +239,15 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
        {4, 4, 4, 4}},
       // Small layers: 8-bit weights at 8 tokens take k-split warps where K
       // is short (v19), else the 16-token tile's shape and splits (4096 x
-      // 14336 below).
+      // 14336 below); at 16 tokens too over 16-row blocks (v20).
       {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16",
        4096,
        4096,
        {"tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8",
-        "tile=16x128x128,warps=1x8,stages=4,mma=wgmma",
+        "tile=16x16x512,warps=1x8,stages=4,mma=wgmma,ksplit=8",
         "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=64x128x64,warps=1x8,stages=6,mma=wgmma,scales=pre"},
-       {1, 8, 8, 8}},
+       {1, 1, 8, 8}},
       {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16",
        6144,
        4096,
@@ -270,16 +272,16 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
         "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=64x128x64,warps=1x8,stages=6,mma=wgmma,scales=pre"},
        {4, 4, 4, 4}},
-      // bf16 on splits of <= 8 k-tiles: 256-column k-tiles up to 32 tokens
-      // as for fp16.
+      // bf16 on splits of <= 8 k-tiles: 256-column k-tiles at 16 and 32
+      // tokens as for fp16 (and k-split warps at 8).
       {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16",
        8192,
        8192,
-       {"tile=8x128x256,warps=1x8,stages=4,mma=wgmma",
+       {"tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4",
         "tile=16x128x256,warps=1x8,stages=4,mma=wgmma",
         "tile=32x128x256,warps=1x8,stages=3,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
-       {4, 4, 4, 4}},
+       {1, 4, 4, 4}},
       {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16",
        4096,
        14336,
@@ -471,7 +473,8 @@ TEST(GemmDecodePlanTest, FourBlocksPerSmTilesFitFourAndTheStubSaysSo) {
         ParseGemmTileText(plan->entries[0].config.text);
     ASSERT_TRUE(tile.ok()) << tile.status();
     EXPECT_NE(WgmmaBlocksPerSm(*tile), 4);
-    EXPECT_EQ(tile->block_k == 256,
+    // 128 columns: k-split warps since v20 (BK 1024).
+    EXPECT_EQ(tile->block_k >= 256,
               std::string(spec).find("group=128x128") != std::string::npos);
   }
   absl::StatusOr<Plan> six_bit =
@@ -484,7 +487,7 @@ TEST(GemmDecodePlanTest, FourBlocksPerSmTilesFitFourAndTheStubSaysSo) {
       PlanKernels(Request("weight=uint4,group=channel,scale=fp16", 8192, 8192));
   ASSERT_TRUE(channel.ok()) << channel.status();
   EXPECT_EQ(channel->entries[0].config.text,
-            "tile=8x128x256,warps=1x8,stages=4,mma=wgmma");
+            "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4");
   // 8-bit weights at 8 tokens: 128-column k-tiles in long splits (planner
   // v18), with the launch bounds of four per SM (64 registers) that their
   // small-layer tile always had, though their shared memory lets two reside.
@@ -661,31 +664,43 @@ TEST(GemmDecodePlanTest, K256TilesOnSmallLayersFitOneWave) {
 // Planner v19: k-split warps at 8 tokens where K <= 4096 and the narrowest
 // block (16 rows, else 32) fills >= 2/3 of one wave at two per SM, unsplit;
 // not on long K, fine scale groups, 5- to 7-bit weights, or grids that
-// fill too little.
+// fill too little. Planner v20: 4-bit weights up to K = 8192 in 32-row
+// blocks, and 8-bit ones at 16 tokens over 16-row blocks where K <= 4096.
 TEST(GemmDecodePlanTest, KSplitWarpsOnShortKFillOneWaveUnsplit) {
   struct Case {
     const char* spec;
     int64_t n, k;
     const char* tile;
+    const char* tile_16_tokens;  // "": not a k-split tile
   };
   const Case cases[] = {
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 4096, 4096,
-       "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8"},
+       "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8", ""},
       {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16", 4096, 4096,
-       "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8"},
+       "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8", ""},
       {"weight=uint4,group=channel,scale=fp16", 6144, 4096,
-       "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4"},
+       "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4", ""},
       {"weight=uint4,group=128,scale=fp16,zero=int", 4096, 2048,
-       "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8"},
+       "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8", ""},
       {"weight=uint3,group=128,scale=fp16", 4096, 4096,
-       "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8"},
+       "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8", ""},
       {"weight=e4m3,group=128,scale=fp16,act=fp16,out=fp16", 4096, 4096,
-       "tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8"},
+       "tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8",
+       "tile=16x16x512,warps=1x8,stages=4,mma=wgmma,ksplit=8"},
+      {"weight=uint8,group=128,scale=bf16,act=bf16,out=bf16", 4096, 2048,
+       "tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8",
+       "tile=16x16x512,warps=1x8,stages=4,mma=wgmma,ksplit=8"},
+      // 8-bit 32-row blocks: not at 16 tokens.
       {"weight=e4m3,group=128,scale=fp16,act=fp16,out=fp16", 6144, 4096,
-       "tile=8x32x512,warps=1x8,stages=4,mma=wgmma,ksplit=4"},
+       "tile=8x32x512,warps=1x8,stages=4,mma=wgmma,ksplit=4", ""},
       // 176 32-row blocks: exactly 2/3 of the wave.
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 5632, 4096,
-       "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4"},
+       "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4", ""},
+      // 4-bit 32-row blocks up to K = 8192 (v20).
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 8192, 8192,
+       "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4", ""},
+      {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16", 8192, 5120,
+       "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4", ""},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(::testing::Message()
@@ -693,46 +708,71 @@ TEST(GemmDecodePlanTest, KSplitWarpsOnShortKFillOneWaveUnsplit) {
     const KernelRequest request = Request(c.spec, c.n, c.k);
     absl::StatusOr<Plan> plan = PlanKernels(request);
     ASSERT_TRUE(plan.ok()) << plan.status();
-    const PlanEntry& entry = plan->entries[0];
-    EXPECT_EQ(entry.config.text, c.tile);
-    EXPECT_EQ(entry.launch.grid_z, 1);
-    EXPECT_EQ(entry.launch.workspace_bytes_per_m_block, 0);
-    EXPECT_LE(entry.launch.grid_y, 2 * 132);
-    EXPECT_GE(3 * entry.launch.grid_y, 2 * 2 * 132);
-    absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(entry.config.text);
-    ASSERT_TRUE(tile.ok()) << tile.status();
-    EXPECT_EQ(WgmmaBlocksPerSm(*tile), 2);
-    EXPECT_LE(2 * (entry.launch.dynamic_shared_memory + 1024), 228 * 1024);
-    absl::StatusOr<KernelSource> stub = GenerateStub(request, entry.config);
-    ASSERT_TRUE(stub.ok()) << stub.status();
-    EXPECT_NE(stub->source.find(absl::StrCat(", ", tile->warp_split_k, ">;")),
-              std::string::npos);
-    // 16 tokens and up keep their tiles.
-    for (int i = 1; i < 4; ++i) {
+    EXPECT_EQ(plan->entries[0].config.text, c.tile);
+    EXPECT_EQ(plan->entries[1].config.text.find("ksplit") != std::string::npos,
+              *c.tile_16_tokens != '\0')
+        << plan->entries[1].config.text;
+    if (*c.tile_16_tokens != '\0') {
+      EXPECT_EQ(plan->entries[1].config.text, c.tile_16_tokens);
+    }
+    for (int i = 0; i < 2; ++i) {
+      const PlanEntry& entry = plan->entries[i];
+      if (entry.config.text.find("ksplit") == std::string::npos) continue;
+      EXPECT_EQ(entry.launch.grid_z, 1);
+      EXPECT_EQ(entry.launch.workspace_bytes_per_m_block, 0);
+      EXPECT_LE(entry.launch.grid_y, 2 * 132);
+      EXPECT_GE(3 * entry.launch.grid_y, 2 * 2 * 132);
+      absl::StatusOr<GemmTileConfig> tile =
+          ParseGemmTileText(entry.config.text);
+      ASSERT_TRUE(tile.ok()) << tile.status();
+      EXPECT_EQ(WgmmaBlocksPerSm(*tile), 2);
+      EXPECT_LE(2 * (entry.launch.dynamic_shared_memory + 1024), 228 * 1024);
+      absl::StatusOr<KernelSource> stub = GenerateStub(request, entry.config);
+      ASSERT_TRUE(stub.ok()) << stub.status();
+      EXPECT_NE(stub->source.find(absl::StrCat(", ", tile->warp_split_k, ">;")),
+                std::string::npos);
+    }
+    // 32 tokens and up keep their tiles.
+    for (int i = 2; i < 4; ++i) {
       EXPECT_EQ(plan->entries[i].config.text.find("ksplit"), std::string::npos)
           << plan->entries[i].config.text;
     }
   }
   const Case kept[] = {
-      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 4096, 14336, ""},
-      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 4096, 4608, ""},
-      // K = 5120: whole 1024-column k-tiles, but past the bound.
-      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 4096, 5120, ""},
-      {"weight=uint5,group=128,scale=fp16", 4096, 4096, ""},
-      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 8192, 8192, ""},
-      {"weight=uint4,group=32,scale=fp16", 4096, 4096, ""},
-      {"weight=uint6,group=128,scale=fp16", 4096, 4096, ""},
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 4096, 14336, "",
+       ""},
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 4096, 4608, "",
+       ""},
+      // K = 5120 and 8192: 16-row blocks only up to K = 4096.
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 4096, 5120, "",
+       ""},
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 4096, 8192, "",
+       ""},
+      // Past K = 8192 (4-bit) and 4096 (8-bit).
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 8192, 9216, "",
+       ""},
+      {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16", 8192, 8192, "",
+       ""},
+      {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16", 4096, 14336, "",
+       ""},
+      {"weight=uint5,group=128,scale=fp16", 4096, 4096, "", ""},
+      {"weight=uint4,group=32,scale=fp16", 4096, 4096, "", ""},
+      {"weight=uint6,group=128,scale=fp16", 4096, 4096, "", ""},
       // 160 32-row blocks: less than 2/3 of the wave.
-      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 5120, 4096, ""},
-      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 2048, 4096, ""},
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 5120, 4096, "",
+       ""},
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 2048, 4096, "",
+       ""},
   };
   for (const Case& c : kept) {
     SCOPED_TRACE(::testing::Message()
                  << c.spec << " N=" << c.n << " K=" << c.k);
     absl::StatusOr<Plan> plan = PlanKernels(Request(c.spec, c.n, c.k));
     ASSERT_TRUE(plan.ok()) << plan.status();
-    EXPECT_EQ(plan->entries[0].config.text.find("ksplit"), std::string::npos)
-        << plan->entries[0].config.text;
+    for (const PlanEntry& entry : plan->entries) {
+      EXPECT_EQ(entry.config.text.find("ksplit"), std::string::npos)
+          << entry.config.text;
+    }
   }
   // A GPU whose blocks may opt into less shared memory than the 96 KB ring
   // keeps the split-K tile.
@@ -773,7 +813,10 @@ TEST(GemmDecodePlanTest, LongSplitsOf16KbTilesFillOneWave) {
   for (const Case& c : cases) {
     SCOPED_TRACE(::testing::Message()
                  << c.spec << " N=" << c.n << " K=" << c.k);
-    const KernelRequest request = Request(c.spec, c.n, c.k);
+    // 8192 x 8192 takes k-split warps at 8 tokens since v20; a client
+    // before them (ABI 1) still gets the long splits.
+    const KernelRequest request = testing::GemmRequest(
+        c.spec, c.n, c.k, "sm_90a", 132, kLaunchAbiKMajorScales);
     absl::StatusOr<Plan> plan = PlanKernels(request);
     ASSERT_TRUE(plan.ok()) << plan.status();
     const PlanEntry& entry = plan->entries[0];
@@ -910,7 +953,7 @@ TEST(GemmDecodePlanTest, KMajorScalesOnWideTilesOfSpecsWithOneScalePerRow) {
     const std::vector<GemmTileConfig> planned = tiles(kW4, 8192, 8192);
     ASSERT_EQ(planned.size(), 4u);
     EXPECT_EQ(FormatGemmTileText(planned[0]),
-              "tile=8x128x256,warps=1x8,stages=4,mma=wgmma");
+              "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4");
     EXPECT_FALSE(planned[0].k_major_scales);
   }
   // Channel-wise scales are k-major as they are: their 256-row tiles read
@@ -1016,10 +1059,20 @@ TEST(GemmDecodePlanTest, KMajorTilesOnlyForClientsThatPassTheKMajorScales) {
     }
   }
   EXPECT_GE(k_major_current, 10);
-  // ksplit=S tiles only from ABI 2: 4096 x 4096 at 8 tokens.
+  // ksplit=S tiles only from ABI 2: 4096 x 4096 at 8 tokens; of 16 tokens
+  // (8-bit weights) only from ABI 3.
   const Plan k_split = plan_for(kW4, 4096, 4096, kLaunchAbiKSplitTiles);
   EXPECT_NE(k_split.entries[0].config.text.find(",ksplit=8"),
             std::string::npos);
+  const char* const kW8 = "weight=uint8,group=128,scale=fp16,act=fp16,out=fp16";
+  const Plan w8_abi2 = plan_for(kW8, 4096, 4096, kLaunchAbiKSplitTiles);
+  EXPECT_NE(w8_abi2.entries[0].config.text.find(",ksplit=8"),
+            std::string::npos);
+  EXPECT_EQ(w8_abi2.entries[1].config.text.find("ksplit"), std::string::npos)
+      << w8_abi2.entries[1].config.text;
+  const Plan w8_abi3 = plan_for(kW8, 4096, 4096, kLaunchAbiKSplit16Tokens);
+  EXPECT_EQ(w8_abi3.entries[1].config.text,
+            "tile=16x16x512,warps=1x8,stages=4,mma=wgmma,ksplit=8");
   for (uint32_t abi : {kLaunchAbiOriginal, kLaunchAbiKMajorScales}) {
     for (const char* spec : kDecodeSpecs) {
       for (auto [n, k] : kDecodeLayers) {
