@@ -525,6 +525,18 @@ std::optional<DecodeCandidate> WideKTileCandidate(const DecodeRange& range,
 // against 8.06; 4-bit ones tied (fp16 6.32 against 6.32, bf16 6.33 against
 // 6.44), and 32-row blocks (6144 x 4096) and long K (4096 x 14336: uint8
 // 20.18 against 18.27) lost: 8-bit weights, K <= 4096, 16-row blocks only.
+// Planner v21 (sweeps ag-ai, bench/results/tile-sweep-4b420b1.md): 8-bit
+// weights with fp16 activations at 8 tokens reach past K = 4096 in 16-row
+// blocks: two per SM on 4096 x 14336 (8x16x1024 s3, uint8 M = 1 / 8 14.98 /
+// 15.63 µs against 16.44 / 16.71; e4m3 alike; 4096 x 8192 9.16 against 10.74)
+// and, where 16-row blocks fill four per SM (N / 16 in (3, 4] x SMs; the
+// block scheduler packs a kernel's blocks as densely as they fit, so fewer
+// would leave SMs idle: sweep af), four per SM in 48 KB rings (8x16x512 s3
+// blocks=4: uint8 8192 x 8192 M = 1 / 8 16.86 / 18.05 against 18.34 / 18.62,
+// e4m3 16.69 / 17.89, channel-wise 16.70 against 18.84) up to K = 8192
+// (8192 x 28672: 55.67 / 60.16 against 57.35 / 57.95). bf16 activations tied
+// or lost (uint8 4096 x 14336 21.55 / 22.07 against 21.61 / 21.83, 8192 x
+// 8192 25.36 against 24.62) and keep v19's bound.
 std::optional<DecodeCandidate> KSplitWarpTileCandidate(const DecodeRange& range,
                                                        const QuantSpec& spec,
                                                        const LayerShape& shape,
@@ -537,14 +549,40 @@ std::optional<DecodeCandidate> KSplitWarpTileCandidate(const DecodeRange& range,
       HasFineScales(spec)) {
     return std::nullopt;
   }
-  const int64_t k_limit = eight_bit ? 4096 : 8192;
+  const bool long_k_eight_bit =
+      eight_bit && !at_16_tokens && spec.activation_type == DataType::kFp16;
+  const int64_t k_limit = !eight_bit ? 8192 : long_k_eight_bit ? 16384 : 4096;
   if (shape.k > k_limit) return std::nullopt;
   const int64_t two_per_sm = int64_t{2} * sm_count;
+  const int64_t rows16 = shape.n / 16;
+  if (long_k_eight_bit && shape.k <= 8192 && shape.n % 16 == 0 &&
+      rows16 > 3 * int64_t{sm_count} && rows16 <= 2 * two_per_sm) {
+    GemmTileConfig tile;
+    tile.mma = GemmMma::kWgmma;
+    tile.block_m = 8;
+    tile.warps_m = 1;
+    tile.warps_n = 8;
+    tile.block_n = 16;
+    tile.block_k = 512;
+    tile.stages = 3;
+    tile.warp_split_k = 8;
+    tile.blocks_per_sm = 4;
+    if (tile.SharedBytes(spec) > std::min(kFourBlocksSharedBytes, smem_limit) ||
+        !ValidateGemmTile(tile, shape.n, shape.k).ok()) {
+      return std::nullopt;
+    }
+    DecodeCandidate candidate;
+    candidate.tile = tile;
+    candidate.splits = 1;
+    return candidate;
+  }
   for (const int block_n : {16, 32}) {
     if (shape.n % block_n != 0 || shape.n / block_n > two_per_sm) continue;
     if (3 * (shape.n / block_n) < 2 * two_per_sm) return std::nullopt;
     const bool wide_block = block_n == 32;
-    if ((shape.k > 4096 && !wide_block) || (at_16_tokens && wide_block)) {
+    // Past K = 4096: 4-bit weights in 32-row blocks, 8-bit ones in 16-row.
+    const bool long_k_block = eight_bit ? !wide_block : wide_block;
+    if ((shape.k > 4096 && !long_k_block) || (at_16_tokens && wide_block)) {
       return std::nullopt;
     }
     GemmTileConfig tile;

@@ -395,8 +395,10 @@ const GemmCase kCases[] = {
 // 6144 x 4096 run k-split warps at 8 tokens (16- and 32-row blocks, unsplit;
 // planner v19), 4-bit 8192 x 8192 too (32-row blocks on K = 8192, v20), and
 // uint8 4096 x 4096 and e4m3 4096 x 4096 (bf16) at 16 tokens (two m16n8k16
-// per step, v20). (Bulk (TMA) weight copies are no longer planned, planner v6;
-// hummingd_gemm_bench --override still times them and checks their
+// per step, v20); uint8 8192 x 8192 in 16-row blocks four per SM and e4m3
+// 4096 x 14336 two per SM at 8 tokens (v21), while uint8 10240 x 8192 keeps
+// the 8-bit long splits. (Bulk (TMA) weight copies are no longer planned,
+// planner v6; hummingd_gemm_bench --override still times them and checks their
 // numerics.)
 std::vector<GemmCase> DecodeCases() {
   std::vector<GemmCase> cases;
@@ -430,6 +432,10 @@ std::vector<GemmCase> DecodeCases() {
       GemmCase{"weight=uint4,group=128,scale=fp16", 5120, 4096, kDecode});
   cases.push_back(
       GemmCase{"weight=uint4,group=128,scale=fp16", 8192, 8192, kDecode});
+  cases.push_back(
+      GemmCase{"weight=uint8,group=128,scale=fp16", 10240, 8192, kDecode});
+  cases.push_back(
+      GemmCase{"weight=e4m3,group=128,scale=fp16", 4096, 14336, kDecode});
   cases.push_back(GemmCase{"weight=e4m3,group=128,scale=bf16,act=bf16,out=bf16",
                            4096, 4096, kDecode});
   cases.push_back(
@@ -528,6 +534,7 @@ TEST(GemmCaseGridTest, DecodeCasesCoverEveryWgmmaRange) {
   int k_split_8bit = 0;
   int k_split_long_k = 0;
   int k_split_16_tokens = 0;
+  int k_split_four_per_sm = 0;
   int wide = 0;
   int wide_16 = 0;
   int four_per_sm = 0;
@@ -555,6 +562,8 @@ TEST(GemmCaseGridTest, DecodeCasesCoverEveryWgmmaRange) {
       k_split_8bit += tile->warp_split_k > 1 && request.spec.weight.bits == 8;
       k_split_long_k += tile->warp_split_k > 1 && request.shape.k > 4096;
       k_split_16_tokens += tile->warp_split_k > 1 && tile->block_m == 16;
+      k_split_four_per_sm +=
+          tile->warp_split_k > 1 && WgmmaBlocksPerSm(*tile) == 4;
       w8_long_splits += request.spec.weight.bits == 8 && tile->block_m == 8 &&
                         tile->block_n == 128 &&
                         request.shape.n * request.shape.k >= 8192 * 8192;
@@ -577,6 +586,7 @@ TEST(GemmCaseGridTest, DecodeCasesCoverEveryWgmmaRange) {
   EXPECT_GE(k_split_8bit, 2);
   EXPECT_GE(k_split_long_k, 1);
   EXPECT_GE(k_split_16_tokens, 2);
+  EXPECT_GE(k_split_four_per_sm, 1);
   EXPECT_GE(w8_long_splits, 1);
   EXPECT_GE(wide, 2);
   EXPECT_GE(wide_16, 1);
