@@ -524,19 +524,22 @@ std::optional<DecodeCandidate> WideKTileCandidate(const DecodeRange& range,
 // 4096 x 4096 16x16x512 s4 ksplit=8: uint8 7.28 against 8.19, e4m3 7.04
 // against 8.06; 4-bit ones tied (fp16 6.32 against 6.32, bf16 6.33 against
 // 6.44), and 32-row blocks (6144 x 4096) and long K (4096 x 14336: uint8
-// 20.18 against 18.27) lost: 8-bit weights, K <= 4096, 16-row blocks only.
+// 20.18 against 18.27) lost: 8-bit weights with fp16 activations (the only
+// ones measured), K <= 4096, 16-row blocks only.
 // Planner v21 (sweeps ag-ai, bench/results/tile-sweep-4b420b1.md): 8-bit
 // weights with fp16 activations at 8 tokens reach past K = 4096 in 16-row
-// blocks: two per SM on 4096 x 14336 (8x16x1024 s3, uint8 M = 1 / 8 14.98 /
-// 15.63 µs against 16.44 / 16.71; e4m3 alike; 4096 x 8192 9.16 against 10.74)
-// and, where 16-row blocks fill four per SM (N / 16 in (3, 4] x SMs; the
-// block scheduler packs a kernel's blocks as densely as they fit, so fewer
-// would leave SMs idle: sweep af), four per SM in 48 KB rings (8x16x512 s3
-// blocks=4: uint8 8192 x 8192 M = 1 / 8 16.86 / 18.05 against 18.34 / 18.62,
-// e4m3 16.69 / 17.89, channel-wise 16.70 against 18.84) up to K = 8192
-// (8192 x 28672: 55.67 / 60.16 against 57.35 / 57.95). bf16 activations tied
-// or lost (uint8 4096 x 14336 21.55 / 22.07 against 21.61 / 21.83, 8192 x
-// 8192 25.36 against 24.62) and keep v19's bound.
+// blocks: two per SM up to the longest K measured, 4096 x 14336 (8x16x1024
+// s3, uint8 M = 1 / 8 14.98 / 15.63 µs against 16.44 / 16.71; e4m3 alike;
+// 4096 x 8192 9.16 against 10.74) and, where 16-row blocks fill four per SM
+// (N / 16 in (3, 4] x SMs; the block scheduler packs a kernel's blocks as
+// densely as they fit, so fewer would leave SMs idle: sweep af), four per SM
+// in 48 KB rings (8x16x512 s3 blocks=4: uint8 8192 x 8192 M = 1 / 8 16.86 /
+// 18.05 against 18.34 / 18.62, e4m3 16.69 / 17.89, channel-wise 16.70
+// against 18.84) for 4096 < K <= 8192 (measured at 8192; 8192 x 28672 was
+// mixed: 55.67 / 60.16 against 57.35 / 57.95; K <= 4096 keeps v19's 32-row
+// blocks). bf16 activations tied or lost (uint8 4096 x 14336 21.55 / 22.07
+// against 21.61 / 21.83, 8192 x 8192 25.36 against 24.62) and keep v19's
+// bound.
 std::optional<DecodeCandidate> KSplitWarpTileCandidate(const DecodeRange& range,
                                                        const QuantSpec& spec,
                                                        const LayerShape& shape,
@@ -544,19 +547,21 @@ std::optional<DecodeCandidate> KSplitWarpTileCandidate(const DecodeRange& range,
                                                        int smem_limit) {
   const bool eight_bit = spec.weight.bits == 8;
   const bool at_16_tokens = range.tokens == 16;
+  const bool fp16_activations = spec.activation_type == DataType::kFp16;
   if ((range.tokens != 8 && !at_16_tokens) ||
-      (spec.weight.bits > 4 && !eight_bit) || (at_16_tokens && !eight_bit) ||
+      (spec.weight.bits > 4 && !eight_bit) ||
+      (at_16_tokens && (!eight_bit || !fp16_activations)) ||
       HasFineScales(spec)) {
     return std::nullopt;
   }
-  const bool long_k_eight_bit =
-      eight_bit && !at_16_tokens && spec.activation_type == DataType::kFp16;
-  const int64_t k_limit = !eight_bit ? 8192 : long_k_eight_bit ? 16384 : 4096;
+  const bool long_k_eight_bit = eight_bit && !at_16_tokens && fp16_activations;
+  const int64_t k_limit = !eight_bit ? 8192 : long_k_eight_bit ? 14336 : 4096;
   if (shape.k > k_limit) return std::nullopt;
   const int64_t two_per_sm = int64_t{2} * sm_count;
   const int64_t rows16 = shape.n / 16;
-  if (long_k_eight_bit && shape.k <= 8192 && shape.n % 16 == 0 &&
-      rows16 > 3 * int64_t{sm_count} && rows16 <= 2 * two_per_sm) {
+  if (long_k_eight_bit && shape.k > 4096 && shape.k <= 8192 &&
+      shape.n % 16 == 0 && rows16 > 3 * int64_t{sm_count} &&
+      rows16 <= 2 * two_per_sm) {
     GemmTileConfig tile;
     tile.mma = GemmMma::kWgmma;
     tile.block_m = 8;
@@ -698,11 +703,9 @@ absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
             WideKTileCandidate(range, spec, shape, sm_count, smem_limit)) {
       chosen = *wide_k;
     }
-    // Only a client that reads ksplit=S tile texts (of 16 tokens: from
-    // ABI 3) can load them.
-    const uint32_t k_split_abi =
-        range.tokens == 8 ? kLaunchAbiKSplitTiles : kLaunchAbiKSplit16Tokens;
-    if (launch_abi >= k_split_abi) {
+    // Only a client that reads ksplit=S tile texts can load them (its
+    // loader parses the text, whatever the token count).
+    if (launch_abi >= kLaunchAbiKSplitTiles) {
       if (std::optional<DecodeCandidate> k_split = KSplitWarpTileCandidate(
               range, spec, shape, sm_count, smem_limit)) {
         chosen = *k_split;

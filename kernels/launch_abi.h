@@ -28,14 +28,13 @@ inline constexpr uint32_t kLaunchAbiKMajorScales = 1;
 // The client reads ksplit=S tile texts (k-split warps, planner v19): the
 // same arguments as any unsplit tile, but a client before it refuses the
 // text when it loads the set, so such tiles are planned only from here.
+// (Its loader only parses a tile text, so 16-token ksplit tiles, planned
+// since v20, need nothing newer.)
 inline constexpr uint32_t kLaunchAbiKSplitTiles = 2;
-// The client reads ksplit=S tile texts of 16 tokens (planner v20): a client
-// of ABI 2 validates ksplit=S only on 8-token tiles and refuses the text.
-inline constexpr uint32_t kLaunchAbiKSplit16Tokens = 3;
 // What this build's launchers (QuantizedLinear, LaunchKernel) pass. Bump
 // it, with a new constant above, whenever a planned kernel expects
 // arguments (or a tile text) an older client does not handle; requests
 // above it are refused (INVALID_ARGUMENT).
-inline constexpr uint32_t kCurrentLaunchAbi = kLaunchAbiKSplit16Tokens;
+inline constexpr uint32_t kCurrentLaunchAbi = kLaunchAbiKSplitTiles;
 
 }  // namespace hummingd

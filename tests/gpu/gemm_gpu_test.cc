@@ -381,8 +381,9 @@ const GemmCase kCases[] = {
 // 4-bit 14336 x 4096 runs 256-column k-tiles in splits of 8 k-tiles at 8,
 // 16 and 32 tokens (planner v16, v18: 16x128x256 four stages, 32x128x256
 // three); 4-bit 6144 x 4224 (K not a multiple of 256) four 8-token blocks per
-// SM and three 16-token ones (blocks=3); 8-bit 8192 x 8192 128-column k-tiles
-// in 4 splits of 16 at 8 tokens (v18); with bf16 activations (splits that long
+// SM and three 16-token ones (blocks=3); 8-bit 128-column k-tiles in 4
+// splits at 8 tokens (v18; on uint8 10240 x 8192 since v21, where 8192 x 8192
+// takes four-per-SM k-split warps); with bf16 activations (splits that long
 // are bf16's limit) two 64-row blocks per warpgroup (BN 256) at 8 tokens, with
 // k-major scales (groups wider than a k-tile); 4-bit 8192 x 8192 with groups
 // of 64 BN 256 at 8 and 16 tokens (splits of >= 8 k-tiles), k-major with
@@ -394,8 +395,8 @@ const GemmCase kCases[] = {
 // 4096 x 4096 (fp16) and 6144 x 4096 (bf16), uint8 4096 x 4096 and e4m3
 // 6144 x 4096 run k-split warps at 8 tokens (16- and 32-row blocks, unsplit;
 // planner v19), 4-bit 8192 x 8192 too (32-row blocks on K = 8192, v20), and
-// uint8 4096 x 4096 and e4m3 4096 x 4096 (bf16) at 16 tokens (two m16n8k16
-// per step, v20); uint8 8192 x 8192 in 16-row blocks four per SM and e4m3
+// uint8 4096 x 4096 and e4m3 4096 x 4096 at 16 tokens (two m16n8k16 per
+// step, v20); uint8 8192 x 8192 in 16-row blocks four per SM and e4m3
 // 4096 x 14336 two per SM at 8 tokens (v21), while uint8 10240 x 8192 keeps
 // the 8-bit long splits. (Bulk (TMA) weight copies are no longer planned,
 // planner v6; hummingd_gemm_bench --override still times them and checks their
@@ -436,8 +437,8 @@ std::vector<GemmCase> DecodeCases() {
       GemmCase{"weight=uint8,group=128,scale=fp16", 10240, 8192, kDecode});
   cases.push_back(
       GemmCase{"weight=e4m3,group=128,scale=fp16", 4096, 14336, kDecode});
-  cases.push_back(GemmCase{"weight=e4m3,group=128,scale=bf16,act=bf16,out=bf16",
-                           4096, 4096, kDecode});
+  cases.push_back(
+      GemmCase{"weight=e4m3,group=128,scale=fp16", 4096, 4096, kDecode});
   cases.push_back(
       GemmCase{"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16", 6144,
                4096, kDecode});
@@ -533,6 +534,7 @@ TEST(GemmCaseGridTest, DecodeCasesCoverEveryWgmmaRange) {
   int k_split_4bit = 0;
   int k_split_8bit = 0;
   int k_split_long_k = 0;
+  int k_split_long_k_8bit = 0;
   int k_split_16_tokens = 0;
   int k_split_four_per_sm = 0;
   int wide = 0;
@@ -561,6 +563,8 @@ TEST(GemmCaseGridTest, DecodeCasesCoverEveryWgmmaRange) {
       k_split_4bit += tile->warp_split_k > 1 && request.spec.weight.bits <= 4;
       k_split_8bit += tile->warp_split_k > 1 && request.spec.weight.bits == 8;
       k_split_long_k += tile->warp_split_k > 1 && request.shape.k > 4096;
+      k_split_long_k_8bit += tile->warp_split_k > 1 && request.shape.k > 4096 &&
+                             request.spec.weight.bits == 8;
       k_split_16_tokens += tile->warp_split_k > 1 && tile->block_m == 16;
       k_split_four_per_sm +=
           tile->warp_split_k > 1 && WgmmaBlocksPerSm(*tile) == 4;
@@ -585,6 +589,7 @@ TEST(GemmCaseGridTest, DecodeCasesCoverEveryWgmmaRange) {
   EXPECT_GE(k_split_4bit, 2);
   EXPECT_GE(k_split_8bit, 2);
   EXPECT_GE(k_split_long_k, 1);
+  EXPECT_GE(k_split_long_k_8bit, 2);
   EXPECT_GE(k_split_16_tokens, 2);
   EXPECT_GE(k_split_four_per_sm, 1);
   EXPECT_GE(w8_long_splits, 1);

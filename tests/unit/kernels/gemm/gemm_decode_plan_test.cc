@@ -464,8 +464,9 @@ TEST(GemmDecodePlanTest, FourBlocksPerSmTilesFitFourAndTheStubSaysSo) {
               "tile=8x256x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor");
     EXPECT_EQ(plan->entries[0].launch.grid_z, 8);
   }
-  // 2-D block scales: by their K side (128 columns: the 256-column k-tiles
-  // of coarse scales since v16; 32: neither). 6-bit weights keep deferred
+  // 2-D block scales: by their K side (128 columns: the k-split warps of
+  // coarse scales on 8192 x 8192 since v20; 32: neither). 6-bit weights keep
+  // deferred
   // scales at 64 tokens (pre-scaling was measured with 8-bit weights only).
   for (const char* spec : {"weight=uint4,group=32x128,scale=fp16",
                            "weight=uint4,group=128x128,scale=fp16"}) {
@@ -476,9 +477,15 @@ TEST(GemmDecodePlanTest, FourBlocksPerSmTilesFitFourAndTheStubSaysSo) {
         ParseGemmTileText(plan->entries[0].config.text);
     ASSERT_TRUE(tile.ok()) << tile.status();
     EXPECT_NE(WgmmaBlocksPerSm(*tile), 4);
-    // 128 columns: k-split warps since v20 (BK 1024).
-    EXPECT_EQ(tile->block_k >= 256,
-              std::string(spec).find("group=128x128") != std::string::npos);
+    const bool coarse =
+        std::string(spec).find("group=128x128") != std::string::npos;
+    if (coarse) {
+      EXPECT_EQ(plan->entries[0].config.text,
+                "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4");
+    } else {
+      EXPECT_LT(tile->block_k, 256) << plan->entries[0].config.text;
+      EXPECT_EQ(tile->warp_split_k, 1) << plan->entries[0].config.text;
+    }
   }
   absl::StatusOr<Plan> six_bit =
       PlanKernels(Request("weight=uint6,group=128,scale=fp16", 8192, 8192));
@@ -671,9 +678,10 @@ TEST(GemmDecodePlanTest, K256TilesOnSmallLayersFitOneWave) {
 // fill too little. Planner v20: 4-bit weights up to K = 8192 in 32-row
 // blocks, and 8-bit ones at 16 tokens over 16-row blocks where K <= 4096.
 // Planner v21: 8-bit weights with fp16 activations at 8 tokens past K =
-// 4096 in 16-row blocks, two per SM up to K = 16384 or, where N / 16 fills
-// four per SM (more than three), four per SM up to K = 8192.
-TEST(GemmDecodePlanTest, KSplitWarpsOnShortKFillOneWaveUnsplit) {
+// 4096 in 16-row blocks, two per SM up to K = 14336 or, where N / 16 fills
+// four per SM (more than three), four per SM for 4096 < K <= 8192; 16-token
+// tiles with fp16 activations only.
+TEST(GemmDecodePlanTest, KSplitWarpsFillTheMachineUnsplit) {
   struct Case {
     const char* spec;
     int64_t n, k;
@@ -694,9 +702,9 @@ TEST(GemmDecodePlanTest, KSplitWarpsOnShortKFillOneWaveUnsplit) {
       {"weight=e4m3,group=128,scale=fp16,act=fp16,out=fp16", 4096, 4096,
        "tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8",
        "tile=16x16x512,warps=1x8,stages=4,mma=wgmma,ksplit=8"},
+      // bf16 activations: not at 16 tokens (measured with fp16 only).
       {"weight=uint8,group=128,scale=bf16,act=bf16,out=bf16", 4096, 2048,
-       "tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8",
-       "tile=16x16x512,warps=1x8,stages=4,mma=wgmma,ksplit=8"},
+       "tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8", ""},
       // 8-bit 32-row blocks: not at 16 tokens.
       {"weight=e4m3,group=128,scale=fp16,act=fp16,out=fp16", 6144, 4096,
        "tile=8x32x512,warps=1x8,stages=4,mma=wgmma,ksplit=4", ""},
@@ -711,12 +719,15 @@ TEST(GemmDecodePlanTest, KSplitWarpsOnShortKFillOneWaveUnsplit) {
       // 8-bit weights, fp16 activations, past K = 4096 (v21).
       {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16", 4096, 14336,
        "tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8", ""},
-      {"weight=e4m3,group=128,scale=fp16,act=fp16,out=fp16", 4096, 16384,
+      {"weight=e4m3,group=128,scale=fp16,act=fp16,out=fp16", 4096, 8192,
        "tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8", ""},
       {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16", 8192, 8192,
        "tile=8x16x512,warps=1x8,stages=3,mma=wgmma,ksplit=8,blocks=4", ""},
-      {"weight=uint8,group=channel,scale=fp16,act=fp16,out=fp16", 8192, 4096,
+      {"weight=uint8,group=channel,scale=fp16,act=fp16,out=fp16", 8192, 8192,
        "tile=8x16x512,warps=1x8,stages=3,mma=wgmma,ksplit=8,blocks=4", ""},
+      // K <= 4096 keeps v19's 32-row blocks on N = 8192.
+      {"weight=uint8,group=channel,scale=fp16,act=fp16,out=fp16", 8192, 4096,
+       "tile=8x32x512,warps=1x8,stages=4,mma=wgmma,ksplit=4", ""},
       // 400 16-row blocks: just over three per SM.
       {"weight=e4m3,group=128,scale=fp16,act=fp16,out=fp16", 6400, 8192,
        "tile=8x16x512,warps=1x8,stages=3,mma=wgmma,ksplit=8,blocks=4", ""},
@@ -778,7 +789,7 @@ TEST(GemmDecodePlanTest, KSplitWarpsOnShortKFillOneWaveUnsplit) {
        ""},
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 4096, 8192, "",
        ""},
-      // Past K = 8192 (4-bit), 4096 (8-bit with bf16 activations), 16384
+      // Past K = 8192 (4-bit), 4096 (8-bit with bf16 activations), 14336
       // (8-bit, two per SM) and 8192 (8-bit, four per SM).
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 8192, 9216, "",
        ""},
@@ -786,7 +797,7 @@ TEST(GemmDecodePlanTest, KSplitWarpsOnShortKFillOneWaveUnsplit) {
        ""},
       {"weight=uint8,group=128,scale=bf16,act=bf16,out=bf16", 8192, 8192, "",
        ""},
-      {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16", 4096, 17408, "",
+      {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16", 4096, 15360, "",
        ""},
       {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16", 8192, 12288, "",
        ""},
@@ -1101,20 +1112,18 @@ TEST(GemmDecodePlanTest, KMajorTilesOnlyForClientsThatPassTheKMajorScales) {
     }
   }
   EXPECT_GE(k_major_current, 10);
-  // ksplit=S tiles only from ABI 2: 4096 x 4096 at 8 tokens; of 16 tokens
-  // (8-bit weights) only from ABI 3.
+  // ksplit=S tiles only from ABI 2: 4096 x 4096 at 8 tokens, and 8-bit
+  // weights at 16 (an ABI-2 loader parses any ksplit text).
   const Plan k_split = plan_for(kW4, 4096, 4096, kLaunchAbiKSplitTiles);
   EXPECT_NE(k_split.entries[0].config.text.find(",ksplit=8"),
             std::string::npos);
   const char* const kW8 = "weight=uint8,group=128,scale=fp16,act=fp16,out=fp16";
   const Plan w8_abi2 = plan_for(kW8, 4096, 4096, kLaunchAbiKSplitTiles);
-  EXPECT_NE(w8_abi2.entries[0].config.text.find(",ksplit=8"),
-            std::string::npos);
-  EXPECT_EQ(w8_abi2.entries[1].config.text.find("ksplit"), std::string::npos)
-      << w8_abi2.entries[1].config.text;
-  const Plan w8_abi3 = plan_for(kW8, 4096, 4096, kLaunchAbiKSplit16Tokens);
-  EXPECT_EQ(w8_abi3.entries[1].config.text,
+  EXPECT_EQ(w8_abi2.entries[1].config.text,
             "tile=16x16x512,warps=1x8,stages=4,mma=wgmma,ksplit=8");
+  const Plan w8_abi1 = plan_for(kW8, 4096, 4096, kLaunchAbiKMajorScales);
+  EXPECT_EQ(w8_abi1.entries[1].config.text.find("ksplit"), std::string::npos)
+      << w8_abi1.entries[1].config.text;
   for (uint32_t abi : {kLaunchAbiOriginal, kLaunchAbiKMajorScales}) {
     for (const char* spec : kDecodeSpecs) {
       for (auto [n, k] : kDecodeLayers) {
