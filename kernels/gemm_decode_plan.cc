@@ -540,6 +540,31 @@ std::optional<DecodeCandidate> WideKTileCandidate(const DecodeRange& range,
 // blocks). bf16 activations tied or lost (uint8 4096 x 14336 21.55 / 22.07
 // against 21.61 / 21.83, 8192 x 8192 25.36 against 24.62) and keep v19's
 // bound.
+// An unsplit k-split warp candidate of eight warps (BN = 16 * 8 / S), if
+// its shared memory fits shared_budget and the tile fits the layer.
+std::optional<DecodeCandidate> EightWarpKSplitCandidate(
+    int tokens, int block_n, int block_k, int stages, int blocks_per_sm,
+    int shared_budget, const QuantSpec& spec, const LayerShape& shape) {
+  GemmTileConfig tile;
+  tile.mma = GemmMma::kWgmma;
+  tile.block_m = tokens;
+  tile.warps_m = 1;
+  tile.warps_n = 8;
+  tile.block_n = block_n;
+  tile.block_k = block_k;
+  tile.stages = stages;
+  tile.warp_split_k = 16 * tile.warps_n / block_n;
+  tile.blocks_per_sm = blocks_per_sm;
+  if (tile.SharedBytes(spec) > shared_budget ||
+      !ValidateGemmTile(tile, shape.n, shape.k).ok()) {
+    return std::nullopt;
+  }
+  DecodeCandidate candidate;
+  candidate.tile = tile;
+  candidate.splits = 1;
+  return candidate;
+}
+
 std::optional<DecodeCandidate> KSplitWarpTileCandidate(const DecodeRange& range,
                                                        const QuantSpec& spec,
                                                        const LayerShape& shape,
@@ -562,24 +587,9 @@ std::optional<DecodeCandidate> KSplitWarpTileCandidate(const DecodeRange& range,
   if (long_k_eight_bit && shape.k > 4096 && shape.k <= 8192 &&
       shape.n % 16 == 0 && rows16 > 3 * int64_t{sm_count} &&
       rows16 <= 2 * two_per_sm) {
-    GemmTileConfig tile;
-    tile.mma = GemmMma::kWgmma;
-    tile.block_m = 8;
-    tile.warps_m = 1;
-    tile.warps_n = 8;
-    tile.block_n = 16;
-    tile.block_k = 512;
-    tile.stages = 3;
-    tile.warp_split_k = 8;
-    tile.blocks_per_sm = 4;
-    if (tile.SharedBytes(spec) > std::min(kFourBlocksSharedBytes, smem_limit) ||
-        !ValidateGemmTile(tile, shape.n, shape.k).ok()) {
-      return std::nullopt;
-    }
-    DecodeCandidate candidate;
-    candidate.tile = tile;
-    candidate.splits = 1;
-    return candidate;
+    return EightWarpKSplitCandidate(
+        8, 16, 512, 3, /*blocks_per_sm=*/4,
+        std::min(kFourBlocksSharedBytes, smem_limit), spec, shape);
   }
   for (const int block_n : {16, 32}) {
     if (shape.n % block_n != 0 || shape.n / block_n > two_per_sm) continue;
@@ -590,32 +600,15 @@ std::optional<DecodeCandidate> KSplitWarpTileCandidate(const DecodeRange& range,
     if ((shape.k > 4096 && !long_k_block) || (at_16_tokens && wide_block)) {
       return std::nullopt;
     }
-    GemmTileConfig tile;
-    tile.mma = GemmMma::kWgmma;
-    tile.block_m = range.tokens;
-    tile.warps_m = 1;
-    tile.warps_n = 8;
-    tile.block_n = block_n;
-    tile.warp_split_k = 16 * tile.warps_n / block_n;
     // The measured k-tiles and stages (a 96 KB ring per block): at 8
     // tokens 4-bit weights BK 1024 with 4 stages of 16 rows or 3 of 32,
     // 8-bit ones 3 stages of BK 1024 (16 rows) or 4 of BK 512 (32 rows); at
     // 16 tokens 4 stages of BK 512.
-    if (at_16_tokens) {
-      tile.block_k = 512;
-      tile.stages = 4;
-    } else {
-      tile.block_k = eight_bit && wide_block ? 512 : 1024;
-      tile.stages = eight_bit == wide_block ? 4 : 3;
-    }
-    if (tile.SharedBytes(spec) > std::min(kTwoBlocksSharedBytes, smem_limit) ||
-        !ValidateGemmTile(tile, shape.n, shape.k).ok()) {
-      return std::nullopt;
-    }
-    DecodeCandidate candidate;
-    candidate.tile = tile;
-    candidate.splits = 1;
-    return candidate;
+    const int block_k = at_16_tokens || (eight_bit && wide_block) ? 512 : 1024;
+    const int stages = at_16_tokens || eight_bit == wide_block ? 4 : 3;
+    return EightWarpKSplitCandidate(
+        range.tokens, block_n, block_k, stages, /*blocks_per_sm=*/0,
+        std::min(kTwoBlocksSharedBytes, smem_limit), spec, shape);
   }
   return std::nullopt;
 }
