@@ -540,6 +540,17 @@ std::optional<DecodeCandidate> WideKTileCandidate(const DecodeRange& range,
 // blocks). bf16 activations tied or lost (uint8 4096 x 14336 21.55 / 22.07
 // against 21.61 / 21.83, 8192 x 8192 25.36 against 24.62) and keep v19's
 // bound.
+// Planner v23 (sweeps ak, al, bench/results/tile-sweep-1542179.md): two per
+// SM at 8 tokens reach K = 16384 (uint8 4096 x 16384 8x16x1024 s3 M = 1 / 8
+// 16.64 / 17.35 µs against 18.38 / 18.71); the 16-token 16-row blocks take
+// bf16 activations too (4096 x 4096 16x16x512 s4: uint8 8.81 against 9.46,
+// e4m3 14.02 against 14.98) and, with fp16 activations, where N / 16 fills
+// three per SM (more than two) three per SM in 72 KB rings (6144 x 4096
+// 16x16x512 s3 blocks=3: uint8 9.43 against 10.09, e4m3 9.17 against 9.86).
+// Long K stays split at 16 tokens (4096 x 14336 16x16x512 s4: uint8 20.13
+// against 18.20), and 4-bit weights at 16 tokens lost over 16- and 32-row
+// blocks (6144 x 4096 8.31 / 8.17 against 7.63; 4096 x 14336 14.35 against
+// 11.94).
 // An unsplit k-split warp candidate of eight warps (BN = 16 * 8 / S), if
 // its shared memory fits shared_budget and the tile fits the layer.
 std::optional<DecodeCandidate> EightWarpKSplitCandidate(
@@ -574,16 +585,21 @@ std::optional<DecodeCandidate> KSplitWarpTileCandidate(const DecodeRange& range,
   const bool at_16_tokens = range.tokens == 16;
   const bool fp16_activations = spec.activation_type == DataType::kFp16;
   if ((range.tokens != 8 && !at_16_tokens) ||
-      (spec.weight.bits > 4 && !eight_bit) ||
-      (at_16_tokens && (!eight_bit || !fp16_activations)) ||
+      (spec.weight.bits > 4 && !eight_bit) || (at_16_tokens && !eight_bit) ||
       HasFineScales(spec)) {
     return std::nullopt;
   }
   const bool long_k_eight_bit = eight_bit && !at_16_tokens && fp16_activations;
-  const int64_t k_limit = !eight_bit ? 8192 : long_k_eight_bit ? 14336 : 4096;
+  const int64_t k_limit = !eight_bit ? 8192 : long_k_eight_bit ? 16384 : 4096;
   if (shape.k > k_limit) return std::nullopt;
   const int64_t two_per_sm = int64_t{2} * sm_count;
   const int64_t rows16 = shape.n / 16;
+  if (at_16_tokens && fp16_activations && shape.n % 16 == 0 &&
+      rows16 > two_per_sm && rows16 <= 3 * int64_t{sm_count}) {
+    return EightWarpKSplitCandidate(
+        16, 16, 512, 3, /*blocks_per_sm=*/3,
+        std::min(kThreeBlocksSharedBytes, smem_limit), spec, shape);
+  }
   if (long_k_eight_bit && shape.k > 4096 && shape.k <= 8192 &&
       shape.n % 16 == 0 && rows16 > 3 * int64_t{sm_count} &&
       rows16 <= 2 * two_per_sm) {

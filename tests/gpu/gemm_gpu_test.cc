@@ -398,9 +398,11 @@ const GemmCase kCases[] = {
 // uint8 4096 x 4096 and e4m3 4096 x 4096 at 16 tokens (two m16n8k16 per
 // step, v20); uint8 8192 x 8192 in 16-row blocks four per SM and e4m3
 // 4096 x 14336 two per SM at 8 tokens (v21), while uint8 10240 x 8192 keeps
-// the 8-bit long splits. (Bulk (TMA) weight copies are no longer planned,
-// planner v6; hummingd_gemm_bench --override still times them and checks their
-// numerics.)
+// the 8-bit long splits; uint8 4096 x 16384 two per SM at 8 tokens, uint8
+// 4096 x 4096 with bf16 activations at 8 and 16 tokens, and e4m3 6144 x 4096
+// three 16-token blocks per SM (v23). (Bulk (TMA) weight copies are no longer
+// planned, planner v6; hummingd_gemm_bench --override still times them and
+// checks their numerics.)
 std::vector<GemmCase> DecodeCases() {
   std::vector<GemmCase> cases;
   for (const GemmCase& c : kCases) {
@@ -445,6 +447,11 @@ std::vector<GemmCase> DecodeCases() {
   cases.push_back(
       GemmCase{"weight=uint4,group=128,scale=bf16,zero=int,act=bf16,out=bf16",
                1024, 4096, kDecode});
+  cases.push_back(
+      GemmCase{"weight=uint8,group=128,scale=fp16", 4096, 16384, kDecode});
+  cases.push_back(
+      GemmCase{"weight=uint8,group=128,scale=bf16,act=bf16,out=bf16", 4096,
+               4096, kDecode});
   return cases;
 }
 
@@ -537,6 +544,9 @@ TEST(GemmCaseGridTest, DecodeCasesCoverEveryWgmmaRange) {
   int k_split_long_k_8bit = 0;
   int k_split_16_tokens = 0;
   int k_split_four_per_sm = 0;
+  int k_split_three_per_sm = 0;
+  int k_split_16_tokens_bf16 = 0;
+  int k_split_k16384 = 0;
   int wide = 0;
   int wide_16 = 0;
   int four_per_sm = 0;
@@ -568,6 +578,11 @@ TEST(GemmCaseGridTest, DecodeCasesCoverEveryWgmmaRange) {
       k_split_16_tokens += tile->warp_split_k > 1 && tile->block_m == 16;
       k_split_four_per_sm +=
           tile->warp_split_k > 1 && WgmmaBlocksPerSm(*tile) == 4;
+      k_split_three_per_sm += tile->warp_split_k > 1 && tile->block_m == 16 &&
+                              WgmmaBlocksPerSm(*tile) == 3;
+      k_split_16_tokens_bf16 += tile->warp_split_k > 1 && tile->block_m == 16 &&
+                                request.spec.activation_type == DataType::kBf16;
+      k_split_k16384 += tile->warp_split_k > 1 && request.shape.k == 16384;
       w8_long_splits += request.spec.weight.bits == 8 && tile->block_m == 8 &&
                         tile->block_n == 128 &&
                         request.shape.n * request.shape.k >= 8192 * 8192;
@@ -592,6 +607,9 @@ TEST(GemmCaseGridTest, DecodeCasesCoverEveryWgmmaRange) {
   EXPECT_GE(k_split_long_k_8bit, 2);
   EXPECT_GE(k_split_16_tokens, 2);
   EXPECT_GE(k_split_four_per_sm, 1);
+  EXPECT_GE(k_split_three_per_sm, 1);
+  EXPECT_GE(k_split_16_tokens_bf16, 1);
+  EXPECT_GE(k_split_k16384, 1);
   EXPECT_GE(w8_long_splits, 1);
   EXPECT_GE(wide, 2);
   EXPECT_GE(wide_16, 1);
