@@ -549,18 +549,30 @@ std::optional<DecodeCandidate> WideKTileCandidate(const DecodeRange& range,
 // 16x16x512 s3 blocks=3: uint8 9.43 against 10.09, e4m3 9.17 against 9.86).
 // Long K stays split at 16 tokens (4096 x 14336 16x16x512 s4: uint8 20.13
 // against 18.20), and 4-bit weights at 16 tokens lost over 16- and 32-row
-// blocks (6144 x 4096 8.31 / 8.17 against 7.63; 4096 x 14336 14.35 against
-// 11.94).
-// An unsplit k-split warp candidate of eight warps (BN = 16 * 8 / S), if
-// its shared memory fits shared_budget and the tile fits the layer.
-std::optional<DecodeCandidate> EightWarpKSplitCandidate(
-    int tokens, int block_n, int block_k, int stages, int blocks_per_sm,
-    int shared_budget, const QuantSpec& spec, const LayerShape& shape) {
+// blocks of eight warps (6144 x 4096 8.31 / 8.17 against 7.63; 4096 x 14336
+// 14.35 against 11.94).
+// Planner v24 (sweeps an, ao, bench/results/tile-sweep-1542179.md): 4-bit
+// weights at 16 tokens on 4096 x 4096 in 32-row blocks of sixteen warps,
+// one per SM, the ring 192 KB deep (16x32x1024 s4 ksplit=8 blocks=1: fp16
+// 5.98 / 6.02 against 6.49 / 6.50 µs, bf16 6.10 against 6.54): a block
+// reads the activations twice its weights' bytes instead of four times in
+// 16-row blocks (the L2 -> SM fabric delivers 12.6-14.5 TB/s, decode-notes
+// v56). Long K lost (4096 x 14336 14.32 against 12.03), as did 8-bit
+// weights (uint8 4096 x 4096 7.97 against 7.18) and 8 tokens (5.11 against
+// 4.10): 4-bit weights, 2048 < K <= 4096, N / 32 in [2/3, 1] x SMs.
+// An unsplit k-split warp candidate of `warps` warps (BN = 16 * warps /
+// S), if its shared memory fits shared_budget and the tile fits the layer.
+std::optional<DecodeCandidate> KSplitCandidate(int tokens, int warps,
+                                               int block_n, int block_k,
+                                               int stages, int blocks_per_sm,
+                                               int shared_budget,
+                                               const QuantSpec& spec,
+                                               const LayerShape& shape) {
   GemmTileConfig tile;
   tile.mma = GemmMma::kWgmma;
   tile.block_m = tokens;
   tile.warps_m = 1;
-  tile.warps_n = 8;
+  tile.warps_n = warps;
   tile.block_n = block_n;
   tile.block_k = block_k;
   tile.stages = stages;
@@ -585,9 +597,21 @@ std::optional<DecodeCandidate> KSplitWarpTileCandidate(const DecodeRange& range,
   const bool at_16_tokens = range.tokens == 16;
   const bool fp16_activations = spec.activation_type == DataType::kFp16;
   if ((range.tokens != 8 && !at_16_tokens) ||
-      (spec.weight.bits > 4 && !eight_bit) || (at_16_tokens && !eight_bit) ||
-      HasFineScales(spec)) {
+      (spec.weight.bits > 4 && !eight_bit) || HasFineScales(spec)) {
     return std::nullopt;
+  }
+  if (at_16_tokens && !eight_bit) {
+    // 4-bit weights at 16 tokens: 32-row blocks of sixteen warps, one per
+    // SM, where N / 32 fills 2/3 to all of the SMs and 2048 < K <= 4096.
+    const int64_t rows32 = shape.n / 32;
+    if (spec.weight.bits != 4 || shape.n % 32 != 0 || rows32 > sm_count ||
+        3 * rows32 < 2 * int64_t{sm_count} || shape.k <= 2048 ||
+        shape.k > 4096) {
+      return std::nullopt;
+    }
+    return KSplitCandidate(16, 16, 32, 1024, 4, /*blocks_per_sm=*/1,
+                           std::min(kOneBlockSharedBytes, smem_limit), spec,
+                           shape);
   }
   const bool long_k_eight_bit = eight_bit && !at_16_tokens && fp16_activations;
   const int64_t k_limit = !eight_bit ? 8192 : long_k_eight_bit ? 16384 : 4096;
@@ -596,16 +620,16 @@ std::optional<DecodeCandidate> KSplitWarpTileCandidate(const DecodeRange& range,
   const int64_t rows16 = shape.n / 16;
   if (at_16_tokens && fp16_activations && shape.n % 16 == 0 &&
       rows16 > two_per_sm && rows16 <= 3 * int64_t{sm_count}) {
-    return EightWarpKSplitCandidate(
-        16, 16, 512, 3, /*blocks_per_sm=*/3,
-        std::min(kThreeBlocksSharedBytes, smem_limit), spec, shape);
+    return KSplitCandidate(16, 8, 16, 512, 3, /*blocks_per_sm=*/3,
+                           std::min(kThreeBlocksSharedBytes, smem_limit), spec,
+                           shape);
   }
   if (long_k_eight_bit && shape.k > 4096 && shape.k <= 8192 &&
       shape.n % 16 == 0 && rows16 > 3 * int64_t{sm_count} &&
       rows16 <= 2 * two_per_sm) {
-    return EightWarpKSplitCandidate(
-        8, 16, 512, 3, /*blocks_per_sm=*/4,
-        std::min(kFourBlocksSharedBytes, smem_limit), spec, shape);
+    return KSplitCandidate(8, 8, 16, 512, 3, /*blocks_per_sm=*/4,
+                           std::min(kFourBlocksSharedBytes, smem_limit), spec,
+                           shape);
   }
   for (const int block_n : {16, 32}) {
     if (shape.n % block_n != 0 || shape.n / block_n > two_per_sm) continue;
@@ -622,8 +646,8 @@ std::optional<DecodeCandidate> KSplitWarpTileCandidate(const DecodeRange& range,
     // 16 tokens 4 stages of BK 512.
     const int block_k = at_16_tokens || (eight_bit && wide_block) ? 512 : 1024;
     const int stages = at_16_tokens || eight_bit == wide_block ? 4 : 3;
-    return EightWarpKSplitCandidate(
-        range.tokens, block_n, block_k, stages, /*blocks_per_sm=*/0,
+    return KSplitCandidate(
+        range.tokens, 8, block_n, block_k, stages, /*blocks_per_sm=*/0,
         std::min(kTwoBlocksSharedBytes, smem_limit), spec, shape);
   }
   return std::nullopt;

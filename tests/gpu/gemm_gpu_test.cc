@@ -400,9 +400,10 @@ const GemmCase kCases[] = {
 // 4096 x 14336 two per SM at 8 tokens (v21), while uint8 10240 x 8192 keeps
 // the 8-bit long splits; uint8 4096 x 16384 two per SM at 8 tokens, uint8
 // 4096 x 4096 with bf16 activations at 8 and 16 tokens, and e4m3 6144 x 4096
-// three 16-token blocks per SM (v23). (Bulk (TMA) weight copies are no longer
-// planned, planner v6; hummingd_gemm_bench --override still times them and
-// checks their numerics.)
+// three 16-token blocks per SM (v23); 4-bit 4096 x 4096 (fp16) 32-row
+// blocks of sixteen warps one per SM at 16 tokens (v24). (Bulk (TMA) weight
+// copies are no longer planned, planner v6; hummingd_gemm_bench --override
+// still times them and checks their numerics.)
 std::vector<GemmCase> DecodeCases() {
   std::vector<GemmCase> cases;
   for (const GemmCase& c : kCases) {
@@ -547,6 +548,7 @@ TEST(GemmCaseGridTest, DecodeCasesCoverEveryWgmmaRange) {
   int k_split_three_per_sm = 0;
   int k_split_16_tokens_bf16 = 0;
   int k_split_k16384 = 0;
+  int k_split_sixteen_warps = 0;
   int wide = 0;
   int wide_16 = 0;
   int four_per_sm = 0;
@@ -583,6 +585,8 @@ TEST(GemmCaseGridTest, DecodeCasesCoverEveryWgmmaRange) {
       k_split_16_tokens_bf16 += tile->warp_split_k > 1 && tile->block_m == 16 &&
                                 request.spec.activation_type == DataType::kBf16;
       k_split_k16384 += tile->warp_split_k > 1 && request.shape.k == 16384;
+      k_split_sixteen_warps += tile->warp_split_k > 1 && tile->warps_n == 16 &&
+                               WgmmaBlocksPerSm(*tile) == 1;
       w8_long_splits += request.spec.weight.bits == 8 && tile->block_m == 8 &&
                         tile->block_n == 128 &&
                         request.shape.n * request.shape.k >= 8192 * 8192;
@@ -610,6 +614,7 @@ TEST(GemmCaseGridTest, DecodeCasesCoverEveryWgmmaRange) {
   EXPECT_GE(k_split_three_per_sm, 1);
   EXPECT_GE(k_split_16_tokens_bf16, 1);
   EXPECT_GE(k_split_k16384, 1);
+  EXPECT_GE(k_split_sixteen_warps, 1);
   EXPECT_GE(w8_long_splits, 1);
   EXPECT_GE(wide, 2);
   EXPECT_GE(wide_16, 1);

@@ -1,0 +1,316 @@
+// Is the L2 -> SM fabric what bounds the narrow k-split blocks, and does
+// cluster multicast relieve it? At 8-16 tokens every 16- or 32-row k-split
+// block reads the whole activation tile from L2, two to four times its
+// weights' bytes, and the small layers' times fit "weights + activations at
+// ~8 TB/s" (bench/decode-notes.md v56). This probe streams a decode-like
+// ring with no compute: per stage an activation tile that every block reads
+// (L2-resident) and, optionally, a weight tile of the block's own (HBM), in
+// three ways:
+//   cp.async  - every thread copies 16-byte pieces (the kernel's path);
+//   bulk      - one thread per block issues cp.async.bulk per stage;
+//   multicast - blocks in clusters of two; each issues half of the
+//               activation tile with .multicast::cluster into both blocks'
+//               rings (one L2 read, two deliveries), weights as in bulk; a
+//               stage is refilled once both blocks released it (a remote
+//               mbarrier arrive).
+// It prints the time per launch and the delivered bytes per second (every
+// block's activation and weight bytes / time). Results:
+// bench/results/multicast-probe-<date>.txt. Built and run on the GPU
+// machine:
+//
+//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a \
+//     bench/probes/multicast_probe.cu -o multicast_probe && ./multicast_probe
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <vector>
+
+#include "probe_check.h"
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kStages = 4;
+constexpr int kBlocks = 256;        // two per SM, as the k-split grids
+constexpr int kActBufferKb = 128;   // 16 tokens x 4096 columns x 2 bytes
+constexpr int kPaddedSmem = 100 * 1024;  // holds two blocks per SM
+
+enum class Path { kCpAsync, kBulk, kMulticast };
+
+__device__ uint32_t smem_address(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+__device__ void mbar_init(uint32_t bar, uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar),
+               "r"(count));
+}
+
+__device__ void mbar_expect_tx(uint32_t bar, uint32_t bytes) {
+  asm volatile(
+      "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar),
+      "r"(bytes)
+      : "memory");
+}
+
+__device__ void mbar_wait(uint32_t bar, uint32_t parity) {
+  asm volatile(
+      "{\n"
+      ".reg .pred done;\n"
+      "wait_%=:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra wait_%=;\n"
+      "}\n" ::"r"(bar),
+      "r"(parity)
+      : "memory");
+}
+
+// Arrives on the mbarrier at the same offset in cluster block `rank`.
+__device__ void mbar_arrive_cluster(uint32_t bar, uint32_t rank) {
+  uint32_t remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+               : "=r"(remote)
+               : "r"(bar), "r"(rank));
+  asm volatile(
+      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(
+          remote)
+      : "memory");
+}
+
+__device__ void bulk_copy(uint32_t dst, const void* src, uint32_t bytes,
+                          uint32_t bar) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
+      "[%0], [%1], %2, [%3];" ::"r"(dst),
+      "l"(src), "r"(bytes), "r"(bar)
+      : "memory");
+}
+
+__device__ void bulk_copy_multicast(uint32_t dst, const void* src,
+                                    uint32_t bytes, uint32_t bar,
+                                    uint16_t mask) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes."
+      "multicast::cluster [%0], [%1], %2, [%3], %4;" ::"r"(dst),
+      "l"(src), "r"(bytes), "r"(bar), "h"(mask)
+      : "memory");
+}
+
+__device__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\n"
+               "barrier.cluster.wait.acquire.aligned;" ::
+                   : "memory");
+}
+
+__device__ uint32_t cluster_rank() {
+  uint32_t rank;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+  return rank;
+}
+
+__device__ void copy_16_async(uint32_t dst, const void* src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst),
+               "l"(src)
+               : "memory");
+}
+
+struct ProbeArgs {
+  const uint8_t* act;      // kActBufferKb KB, read by every block
+  const uint8_t* weights;  // the blocks' own tiles, back to back
+  int act_stage_bytes;
+  int w_stage_bytes;
+  int tiles;  // per block
+  float* sink;
+};
+
+// One block's ring: stage t holds activation tile t % (buffer / stage) and
+// the block's weight tile t. The "compute" reads one word per thread.
+template <Path kPath>
+__global__ void __launch_bounds__(kThreads) ring_kernel(ProbeArgs args) {
+  extern __shared__ __align__(1024) uint8_t s_ring[];
+  __shared__ __align__(8) uint64_t s_full[kStages];
+  __shared__ __align__(8) uint64_t s_empty[kStages];
+  const int thread = threadIdx.x;
+  const int stage_bytes = args.act_stage_bytes + args.w_stage_bytes;
+  const int act_tiles =
+      args.act_stage_bytes > 0 ? kActBufferKb * 1024 / args.act_stage_bytes : 1;
+  const uint8_t* w_block = args.weights + static_cast<size_t>(blockIdx.x) *
+                                              args.tiles * args.w_stage_bytes;
+  const uint32_t rank = kPath == Path::kMulticast ? cluster_rank() : 0;
+  const uint32_t ring = smem_address(s_ring);
+
+  if (kPath != Path::kCpAsync && thread == 0) {
+    for (int s = 0; s < kStages; ++s) {
+      mbar_init(smem_address(&s_full[s]), 1);
+      // Multicast: both blocks of the cluster release a stage.
+      mbar_init(smem_address(&s_empty[s]), kPath == Path::kMulticast ? 2 : 1);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  if (kPath == Path::kMulticast) {
+    cluster_sync();
+  } else {
+    __syncthreads();
+  }
+
+  auto produce = [&](int t) {
+    const int s = t % kStages;
+    const uint32_t dst = ring + s * stage_bytes;
+    const uint8_t* act = args.act + (t % act_tiles) * args.act_stage_bytes;
+    const uint8_t* w = w_block + static_cast<size_t>(t) * args.w_stage_bytes;
+    if constexpr (kPath == Path::kCpAsync) {
+      for (int o = thread * 16; o < args.act_stage_bytes; o += kThreads * 16) {
+        copy_16_async(dst + o, act + o);
+      }
+      for (int o = thread * 16; o < args.w_stage_bytes; o += kThreads * 16) {
+        copy_16_async(dst + args.act_stage_bytes + o, w + o);
+      }
+      asm volatile("cp.async.commit_group;" ::: "memory");
+    } else if (thread == 0) {
+      const uint32_t full = smem_address(&s_full[s]);
+      if (t >= kStages) {
+        mbar_wait(smem_address(&s_empty[s]), ((t / kStages) - 1) & 1);
+      }
+      mbar_expect_tx(full, stage_bytes);
+      if (args.act_stage_bytes == 0) {
+        // weights only
+      } else if constexpr (kPath == Path::kBulk) {
+        bulk_copy(dst, act, args.act_stage_bytes, full);
+      } else {
+        const int half = args.act_stage_bytes / 2;
+        bulk_copy_multicast(dst + rank * half, act + rank * half, half, full,
+                            0x3);
+      }
+      if (args.w_stage_bytes > 0) {
+        bulk_copy(dst + args.act_stage_bytes, w, args.w_stage_bytes, full);
+      }
+    }
+  };
+
+  for (int t = 0; t < kStages - 1 && t < args.tiles; ++t) produce(t);
+  float sum = 0.0f;
+  for (int t = 0; t < args.tiles; ++t) {
+    if (t + kStages - 1 < args.tiles) {
+      produce(t + kStages - 1);
+    } else if (kPath == Path::kCpAsync) {
+      asm volatile("cp.async.commit_group;" ::: "memory");
+    }
+    const int s = t % kStages;
+    if constexpr (kPath == Path::kCpAsync) {
+      asm volatile("cp.async.wait_group %0;" ::"n"(kStages - 1) : "memory");
+      __syncthreads();
+    } else {
+      mbar_wait(smem_address(&s_full[s]), (t / kStages) & 1);
+    }
+    sum += reinterpret_cast<const float*>(s_ring + s * stage_bytes)[thread];
+    __syncthreads();  // every thread is done with stage s
+    if (kPath != Path::kCpAsync && thread == 0) {
+      const uint32_t empty = smem_address(&s_empty[s]);
+      if constexpr (kPath == Path::kMulticast) {
+        mbar_arrive_cluster(empty, 0);
+        mbar_arrive_cluster(empty, 1);
+      } else {
+        asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(empty)
+                     : "memory");
+      }
+    }
+  }
+  // No block leaves while its cluster peer may still write into its ring
+  // or arrive on its barriers.
+  if (kPath == Path::kMulticast) cluster_sync();
+  if (sum == 12345.0f) *args.sink = sum;
+}
+
+template <Path kPath>
+float launch_us(const ProbeArgs& args, cudaStream_t stream) {
+  const auto kernel = ring_kernel<kPath>;
+  CHECK(cudaFuncSetAttribute(
+      kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kPaddedSmem));
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(kBlocks, 1, 1);
+  config.blockDim = dim3(kThreads, 1, 1);
+  config.dynamicSmemBytes = kPaddedSmem;
+  config.stream = stream;
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeClusterDimension;
+  attribute.val.clusterDim.x = kPath == Path::kMulticast ? 2 : 1;
+  attribute.val.clusterDim.y = 1;
+  attribute.val.clusterDim.z = 1;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  cudaEvent_t begin, end;
+  CHECK(cudaEventCreate(&begin));
+  CHECK(cudaEventCreate(&end));
+  std::vector<float> times;
+  constexpr int kRepeats = 7;
+  for (int r = 0; r < kRepeats + 1; ++r) {  // the first launch warms up
+    CHECK(cudaEventRecord(begin, stream));
+    CHECK(cudaLaunchKernelEx(&config, kernel, args));
+    CHECK(cudaEventRecord(end, stream));
+    CHECK(cudaEventSynchronize(end));
+    float ms = 0;
+    CHECK(cudaEventElapsedTime(&ms, begin, end));
+    if (r > 0) times.push_back(ms * 1000.0f);
+  }
+  CHECK(cudaGetLastError());
+  CHECK(cudaEventDestroy(begin));
+  CHECK(cudaEventDestroy(end));
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+}  // namespace
+
+int main() {
+  cudaDeviceProp prop;
+  CHECK(cudaGetDeviceProperties(&prop, 0));
+  cudaStream_t stream;
+  CHECK(cudaStreamCreate(&stream));
+  constexpr int kTiles = 256;  // per block: long enough to hide the launch
+  uint8_t* act = nullptr;
+  uint8_t* weights = nullptr;
+  float* sink = nullptr;
+  const size_t max_w_bytes = static_cast<size_t>(kBlocks) * kTiles * 16384;
+  CHECK(cudaMalloc(&act, kActBufferKb * 1024));
+  CHECK(cudaMalloc(&weights, max_w_bytes));
+  CHECK(cudaMalloc(&sink, sizeof(float)));
+  CHECK(cudaMemset(act, 1, kActBufferKb * 1024));
+  CHECK(cudaMemset(weights, 1, max_w_bytes));
+  std::printf("%s, %d SMs; %d blocks of %d threads, %d stages, %d tiles per "
+              "block, a %d KB activation buffer every block reads\n",
+              prop.name, prop.multiProcessorCount, kBlocks, kThreads, kStages,
+              kTiles, kActBufferKb);
+  std::printf("%10s %8s %10s %10s %12s %12s %12s\n", "act KB", "w KB", "path",
+              "us", "act TB/s", "w TB/s", "total TB/s");
+  // (activation, weight) KB per stage: activations alone; 16 tokens x 512
+  // columns over 16 rows of 4-bit weights (4096² at M = 16, 16-row blocks);
+  // 16 tokens over 32 rows; 8 tokens x 1024 over 32 rows (8192² at M = 8);
+  // weights alone. At most 24 KB per stage: four stages keep two blocks per
+  // SM.
+  const int shapes[][2] = {{16, 0}, {16, 4}, {16, 8}, {8, 8}, {0, 16}};
+  for (const auto& shape : shapes) {
+    ProbeArgs args{act, weights, shape[0] * 1024, shape[1] * 1024, kTiles,
+                   sink};
+    const double act_bytes = double(kBlocks) * kTiles * args.act_stage_bytes;
+    const double w_bytes = double(kBlocks) * kTiles * args.w_stage_bytes;
+    for (Path path : {Path::kCpAsync, Path::kBulk, Path::kMulticast}) {
+      if (shape[0] == 0 && path == Path::kMulticast) continue;
+      const float us = path == Path::kCpAsync ? launch_us<Path::kCpAsync>(args, stream)
+                       : path == Path::kBulk  ? launch_us<Path::kBulk>(args, stream)
+                                              : launch_us<Path::kMulticast>(args, stream);
+      const char* name = path == Path::kCpAsync ? "cp.async"
+                         : path == Path::kBulk  ? "bulk"
+                                                : "multicast";
+      std::printf("%10d %8d %10s %10.1f %12.2f %12.2f %12.2f\n", shape[0],
+                  shape[1], name, us, act_bytes / us * 1e-6,
+                  w_bytes / us * 1e-6, (act_bytes + w_bytes) / us * 1e-6);
+    }
+  }
+  CHECK(cudaFree(act));
+  CHECK(cudaFree(weights));
+  CHECK(cudaFree(sink));
+  CHECK(cudaStreamDestroy(stream));
+  return 0;
+}
