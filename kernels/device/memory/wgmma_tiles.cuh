@@ -93,40 +93,6 @@ struct WgmmaStageCopier {
       Tile::kBulkWeights ? 0 : (kWChunks + kThreads - 1) / kThreads;
   static constexpr i64 kWTileWords =
       static_cast<i64>(Config::kUnitsKPerTile) * Config::kUnitWords;
-  // Row windows of the scale (and zero-point) chunks: this thread's items
-  // id = thread + i * kThreads of kBlockN * words.
-  template <int kWords>
-  static constexpr int kWindowSlots =
-      (Tile::kBlockN * kWords + kThreads - 1) / kThreads;
-  // A tensor of whole 16-byte words whose offsets fit 32 bits: a window
-  // word is then wholly inside or wholly past its end, and the words past
-  // it hold no element any row reads, so such a word is simply not copied
-  // (no clamped size, no 64-bit arithmetic: ~20 fewer instructions per
-  // copy and chunk; bench/decode-notes.md v55).
-  template <i64 kTensorBytes>
-  static constexpr bool kWholeWordWindows = kTensorBytes % 16 == 0 &&
-                                            kTensorBytes <= (i64{1} << 30);
-
-  // One thread's window copies of one such tensor: per item the byte
-  // offset of its row's first element plus its word's 16 bytes, so a
-  // chunk's source is one add and one mask.
-  template <int kWords, int kElementBytes>
-  struct WindowCursor {
-    static constexpr int kSlots = kWindowSlots<kWords>;
-    i32 row_word[kSlots];
-
-    HUMMINGD_DEVICE WindowCursor(i64 n0, int thread) {
-      HUMMINGD_UNROLL
-      for (int i = 0; i < kSlots; ++i) {
-        const int id =
-            min_int(thread + i * kThreads, Tile::kBlockN * kWords - 1);
-        const i64 entry =
-            ((n0 + id / kWords) / Config::kScaleTileN) * Config::kScaleColumns;
-        row_word[i] =
-            static_cast<i32>(entry * kElementBytes + 16 * (id % kWords));
-      }
-    }
-  };
 
   const u16* g_x[kXSlots];
   u32 s_x[kXSlots];
@@ -142,13 +108,6 @@ struct WgmmaStageCopier {
   const u8* g_zeros;
   i64 n0;
   int thread;
-  using ScaleCursor =
-      WindowCursor<Config::kScaleWindowWords, Config::kScaleElementBytes>;
-  using ZeroCursor =
-      WindowCursor<Config::kZeroWords ? Config::kZeroWindowWords : 1,
-                   Config::kZeroElementBytes>;
-  ScaleCursor scale_windows;
-  ZeroCursor zero_windows;
 
   // k_tile0: the first k-tile this block copies.
   HUMMINGD_DEVICE WgmmaStageCopier(const GemmArgs& args, i64 m0, i64 n0_,
@@ -156,9 +115,7 @@ struct WgmmaStageCopier {
       : g_scales(static_cast<const u8*>(args.scales)),
         g_zeros(static_cast<const u8*>(args.zero_points)),
         n0(n0_),
-        thread(thread_),
-        scale_windows(n0_, thread_),
-        zero_windows(n0_, thread_) {
+        thread(thread_) {
     const i64 k0 = static_cast<i64>(k_tile0) * Tile::kBlockK;
     const u16* x = static_cast<const u16*>(args.x);
     HUMMINGD_UNROLL
@@ -248,14 +205,12 @@ struct WgmmaStageCopier {
       copy_k_major_columns(s_chunk, first_col);
       return;
     }
-    copy_windows<Config::kScaleWindowWords, Config::kScaleElementBytes,
-                 Config::kScaleTensorBytes>(s_chunk, g_scales, first_col,
-                                            scale_windows);
+    copy_windows<Config::kScaleWindowWords, Config::kScaleElementBytes>(
+        s_chunk, g_scales, Config::kScaleTensorBytes, first_col);
     if constexpr (Config::kZeroWords) {
-      copy_windows<Config::kZeroWindowWords, Config::kZeroElementBytes,
-                   Config::kZeroTensorBytes>(
-          s_chunk + Config::kOffsetChunkZeros, g_zeros, first_col,
-          zero_windows);
+      copy_windows<Config::kZeroWindowWords, Config::kZeroElementBytes>(
+          s_chunk + Config::kOffsetChunkZeros, g_zeros,
+          Config::kZeroTensorBytes, first_col);
     }
   }
 
@@ -277,39 +232,29 @@ struct WgmmaStageCopier {
       const bool inside = col < Config::kScaleColumns;
       const i64 src = (col * Config::kN + n0) * kBytes + piece * 16;
       copy_16_async_bytes(s_chunk + c * Config::kScaleColumnStride + piece * 16,
-                          g_scales + (inside ? src : 0), inside ? 16u : 0u);
+                          g_scales + (inside ? src : 0),
+                          inside ? 16u : 0u);
     }
   }
 
-  template <int kWords, int kElementBytes, i64 kTensorBytes, class Cursor>
+  template <int kWords, int kElementBytes>
   HUMMINGD_DEVICE void copy_windows(u32 s_windows, const u8* g_tensor,
-                                    i64 first_col, const Cursor& cursor) const {
+                                    i64 tensor_bytes, i64 first_col) const {
     constexpr int kItems = Tile::kBlockN * kWords;
     HUMMINGD_UNROLL
     for (int i = 0; i < (kItems + kThreads - 1) / kThreads; ++i) {
       const int id = thread + i * kThreads;
       if (kItems % kThreads != 0 && id >= kItems) break;
-      if constexpr (kWholeWordWindows<kTensorBytes>) {
-        // The row's window base plus the word: adding the word's 16 bytes
-        // before the 16-byte mask is the same as after.
-        const i32 src =
-            (cursor.row_word[i] + static_cast<i32>(first_col) * kElementBytes) &
-            ~i32{15};
-        if (src < static_cast<i32>(kTensorBytes)) {
-          copy_16_async_bytes(s_windows + id * 16, g_tensor + src, 16u);
-        }
-      } else {
-        const int row = id / kWords;
-        const i64 src =
-            wgmma_window_base<Config, kElementBytes>(n0 + row, first_col) +
-            16 * (id % kWords);
-        const i64 left = kTensorBytes - src;
-        const u32 bytes = left >= 16 ? 16u
-                          : left > 0 ? static_cast<u32>(left)
-                                     : 0u;
-        copy_16_async_bytes(s_windows + id * 16, g_tensor + (bytes ? src : 0),
-                            bytes);
-      }
+      const int row = id / kWords;
+      const i64 src =
+          wgmma_window_base<Config, kElementBytes>(n0 + row, first_col) +
+          16 * (id % kWords);
+      const i64 left = tensor_bytes - src;
+      const u32 bytes = left >= 16 ? 16u
+                        : left > 0 ? static_cast<u32>(left)
+                                   : 0u;
+      copy_16_async_bytes(s_windows + id * 16, g_tensor + (bytes ? src : 0),
+                          bytes);
     }
   }
 };
