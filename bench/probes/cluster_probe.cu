@@ -48,48 +48,16 @@ __global__ void __launch_bounds__(kThreads)
   if (blockIdx.x == 0 && threadIdx.x == 0) *sink = s_buffer[kThreads - 1];
 }
 
-cudaLaunchConfig_t launch_config(int blocks, int shared_bytes, int cluster,
-                                 cudaStream_t stream,
-                                 cudaLaunchAttribute* attribute) {
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(blocks, 1, 1);
-  config.blockDim = dim3(kThreads, 1, 1);
-  config.dynamicSmemBytes = static_cast<size_t>(shared_bytes);
-  config.stream = stream;
-  attribute->id = cudaLaunchAttributeClusterDimension;
-  attribute->val.clusterDim.x = static_cast<unsigned>(cluster);
-  attribute->val.clusterDim.y = 1;
-  attribute->val.clusterDim.z = 1;
-  config.attrs = attribute;
-  config.numAttrs = 1;
-  return config;
-}
-
 // Median over kRepeats launches of one held grid, in microseconds.
 float held_grid_us(int blocks, int shared_bytes, int cluster,
                    cudaStream_t stream, float* sink) {
-  constexpr int kRepeats = 5;
   cudaLaunchAttribute attribute{};
-  const cudaLaunchConfig_t config =
-      launch_config(blocks, shared_bytes, cluster, stream, &attribute);
-  cudaEvent_t begin, end;
-  CHECK(cudaEventCreate(&begin));
-  CHECK(cudaEventCreate(&end));
-  std::vector<float> times;
-  for (int r = 0; r < kRepeats + 1; ++r) {  // the first launch warms up
-    CHECK(cudaEventRecord(begin, stream));
+  const cudaLaunchConfig_t config = cluster_launch_config(
+      blocks, kThreads, shared_bytes, cluster, stream, &attribute);
+  return median_launch_us(stream, 5, [&] {
     CHECK(cudaLaunchKernelEx(&config, hold_kernel,
                              static_cast<unsigned>(kHoldUs * 1000), sink));
-    CHECK(cudaEventRecord(end, stream));
-    CHECK(cudaEventSynchronize(end));
-    float ms = 0;
-    CHECK(cudaEventElapsedTime(&ms, begin, end));
-    if (r > 0) times.push_back(ms * 1000.0f);
-  }
-  CHECK(cudaEventDestroy(begin));
-  CHECK(cudaEventDestroy(end));
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
+  });
 }
 
 }  // namespace
@@ -119,8 +87,8 @@ int main() {
       for (int blocks : {256, 512}) {
         if (blocks > per_sm * prop.multiProcessorCount) continue;
         cudaLaunchAttribute attribute{};
-        const cudaLaunchConfig_t config =
-            launch_config(blocks, shared_bytes, cluster, stream, &attribute);
+        const cudaLaunchConfig_t config = cluster_launch_config(
+            blocks, kThreads, shared_bytes, cluster, stream, &attribute);
         int clusters = 0;
         CHECK(cudaOccupancyMaxActiveClusters(&clusters, hold_kernel, &config));
         const float us =

@@ -19,7 +19,8 @@
 // machine:
 //
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a \
-//     bench/probes/multicast_probe.cu -o multicast_probe && ./multicast_probe
+//     -I kernels/device bench/probes/multicast_probe.cu -o multicast_probe &&
+//     ./multicast_probe
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -27,14 +28,16 @@
 #include <cstdio>
 #include <vector>
 
+#include "arch/async_copy.cuh"
+#include "arch/bulk_copy.cuh"
 #include "probe_check.h"
 
 namespace {
 
 constexpr int kThreads = 256;
 constexpr int kStages = 4;
-constexpr int kBlocks = 256;        // two per SM, as the k-split grids
-constexpr int kActBufferKb = 128;   // 16 tokens x 4096 columns x 2 bytes
+constexpr int kBlocks = 256;             // two per SM, as the k-split grids
+constexpr int kActBufferKb = 128;        // 16 tokens x 4096 columns x 2 bytes
 constexpr int kPaddedSmem = 100 * 1024;  // holds two blocks per SM
 
 enum class Path { kCpAsync, kBulk, kMulticast };
@@ -43,29 +46,7 @@ __device__ uint32_t smem_address(const void* p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }
 
-__device__ void mbar_init(uint32_t bar, uint32_t count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar),
-               "r"(count));
-}
-
-__device__ void mbar_expect_tx(uint32_t bar, uint32_t bytes) {
-  asm volatile(
-      "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar),
-      "r"(bytes)
-      : "memory");
-}
-
-__device__ void mbar_wait(uint32_t bar, uint32_t parity) {
-  asm volatile(
-      "{\n"
-      ".reg .pred done;\n"
-      "wait_%=:\n"
-      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-      "@!done bra wait_%=;\n"
-      "}\n" ::"r"(bar),
-      "r"(parity)
-      : "memory");
-}
+namespace hd = ::hummingd::device;
 
 // Arrives on the mbarrier at the same offset in cluster block `rank`.
 __device__ void mbar_arrive_cluster(uint32_t bar, uint32_t rank) {
@@ -99,21 +80,16 @@ __device__ void bulk_copy_multicast(uint32_t dst, const void* src,
 }
 
 __device__ void cluster_sync() {
-  asm volatile("barrier.cluster.arrive.release.aligned;\n"
-               "barrier.cluster.wait.acquire.aligned;" ::
-                   : "memory");
+  asm volatile(
+      "barrier.cluster.arrive.release.aligned;\n"
+      "barrier.cluster.wait.acquire.aligned;" ::
+          : "memory");
 }
 
 __device__ uint32_t cluster_rank() {
   uint32_t rank;
   asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
   return rank;
-}
-
-__device__ void copy_16_async(uint32_t dst, const void* src) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst),
-               "l"(src)
-               : "memory");
 }
 
 struct ProbeArgs {
@@ -129,6 +105,7 @@ struct ProbeArgs {
 // the block's weight tile t. The "compute" reads one word per thread.
 template <Path kPath>
 __global__ void __launch_bounds__(kThreads) ring_kernel(ProbeArgs args) {
+#if defined(HUMMINGD_HAS_BULK_COPY)  // the device pass for sm_90+
   extern __shared__ __align__(1024) uint8_t s_ring[];
   __shared__ __align__(8) uint64_t s_full[kStages];
   __shared__ __align__(8) uint64_t s_empty[kStages];
@@ -143,11 +120,12 @@ __global__ void __launch_bounds__(kThreads) ring_kernel(ProbeArgs args) {
 
   if (kPath != Path::kCpAsync && thread == 0) {
     for (int s = 0; s < kStages; ++s) {
-      mbar_init(smem_address(&s_full[s]), 1);
+      hd::mbarrier_init(smem_address(&s_full[s]), 1);
       // Multicast: both blocks of the cluster release a stage.
-      mbar_init(smem_address(&s_empty[s]), kPath == Path::kMulticast ? 2 : 1);
+      hd::mbarrier_init(smem_address(&s_empty[s]),
+                        kPath == Path::kMulticast ? 2 : 1);
     }
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    hd::mbarrier_init_fence();
   }
   if (kPath == Path::kMulticast) {
     cluster_sync();
@@ -162,18 +140,19 @@ __global__ void __launch_bounds__(kThreads) ring_kernel(ProbeArgs args) {
     const uint8_t* w = w_block + static_cast<size_t>(t) * args.w_stage_bytes;
     if constexpr (kPath == Path::kCpAsync) {
       for (int o = thread * 16; o < args.act_stage_bytes; o += kThreads * 16) {
-        copy_16_async(dst + o, act + o);
+        hd::copy_16_async(dst + o, act + o, true);
       }
       for (int o = thread * 16; o < args.w_stage_bytes; o += kThreads * 16) {
-        copy_16_async(dst + args.act_stage_bytes + o, w + o);
+        hd::copy_16_async(dst + args.act_stage_bytes + o, w + o, true);
       }
       asm volatile("cp.async.commit_group;" ::: "memory");
     } else if (thread == 0) {
       const uint32_t full = smem_address(&s_full[s]);
       if (t >= kStages) {
-        mbar_wait(smem_address(&s_empty[s]), ((t / kStages) - 1) & 1);
+        hd::mbarrier_wait_parity(smem_address(&s_empty[s]),
+                                 ((t / kStages) - 1) & 1);
       }
-      mbar_expect_tx(full, stage_bytes);
+      hd::mbarrier_arrive_expect_tx(full, stage_bytes);
       if (args.act_stage_bytes == 0) {
         // weights only
       } else if constexpr (kPath == Path::kBulk) {
@@ -202,7 +181,7 @@ __global__ void __launch_bounds__(kThreads) ring_kernel(ProbeArgs args) {
       asm volatile("cp.async.wait_group %0;" ::"n"(kStages - 1) : "memory");
       __syncthreads();
     } else {
-      mbar_wait(smem_address(&s_full[s]), (t / kStages) & 1);
+      hd::mbarrier_wait_parity(smem_address(&s_full[s]), (t / kStages) & 1);
     }
     sum += reinterpret_cast<const float*>(s_ring + s * stage_bytes)[thread];
     __syncthreads();  // every thread is done with stage s
@@ -221,6 +200,7 @@ __global__ void __launch_bounds__(kThreads) ring_kernel(ProbeArgs args) {
   // or arrive on its barriers.
   if (kPath == Path::kMulticast) cluster_sync();
   if (sum == 12345.0f) *args.sink = sum;
+#endif
 }
 
 template <Path kPath>
@@ -228,60 +208,33 @@ float launch_us(const ProbeArgs& args, cudaStream_t stream) {
   const auto kernel = ring_kernel<kPath>;
   CHECK(cudaFuncSetAttribute(
       kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kPaddedSmem));
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(kBlocks, 1, 1);
-  config.blockDim = dim3(kThreads, 1, 1);
-  config.dynamicSmemBytes = kPaddedSmem;
-  config.stream = stream;
   cudaLaunchAttribute attribute{};
-  attribute.id = cudaLaunchAttributeClusterDimension;
-  attribute.val.clusterDim.x = kPath == Path::kMulticast ? 2 : 1;
-  attribute.val.clusterDim.y = 1;
-  attribute.val.clusterDim.z = 1;
-  config.attrs = &attribute;
-  config.numAttrs = 1;
-  cudaEvent_t begin, end;
-  CHECK(cudaEventCreate(&begin));
-  CHECK(cudaEventCreate(&end));
-  std::vector<float> times;
-  constexpr int kRepeats = 7;
-  for (int r = 0; r < kRepeats + 1; ++r) {  // the first launch warms up
-    CHECK(cudaEventRecord(begin, stream));
-    CHECK(cudaLaunchKernelEx(&config, kernel, args));
-    CHECK(cudaEventRecord(end, stream));
-    CHECK(cudaEventSynchronize(end));
-    float ms = 0;
-    CHECK(cudaEventElapsedTime(&ms, begin, end));
-    if (r > 0) times.push_back(ms * 1000.0f);
-  }
-  CHECK(cudaGetLastError());
-  CHECK(cudaEventDestroy(begin));
-  CHECK(cudaEventDestroy(end));
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
+  const cudaLaunchConfig_t config = cluster_launch_config(
+      kBlocks, kThreads, kPaddedSmem, kPath == Path::kMulticast ? 2 : 1, stream,
+      &attribute);
+  return median_launch_us(
+      stream, 7, [&] { CHECK(cudaLaunchKernelEx(&config, kernel, args)); });
 }
 
 }  // namespace
 
 int main() {
-  cudaDeviceProp prop;
-  CHECK(cudaGetDeviceProperties(&prop, 0));
-  cudaStream_t stream;
-  CHECK(cudaStreamCreate(&stream));
+  const ProbeGpu gpu = open_probe_gpu();
+  const cudaDeviceProp& prop = gpu.prop;
+  const cudaStream_t stream = gpu.stream;
   constexpr int kTiles = 256;  // per block: long enough to hide the launch
   uint8_t* act = nullptr;
   uint8_t* weights = nullptr;
-  float* sink = nullptr;
   const size_t max_w_bytes = static_cast<size_t>(kBlocks) * kTiles * 16384;
   CHECK(cudaMalloc(&act, kActBufferKb * 1024));
   CHECK(cudaMalloc(&weights, max_w_bytes));
-  CHECK(cudaMalloc(&sink, sizeof(float)));
   CHECK(cudaMemset(act, 1, kActBufferKb * 1024));
   CHECK(cudaMemset(weights, 1, max_w_bytes));
-  std::printf("%s, %d SMs; %d blocks of %d threads, %d stages, %d tiles per "
-              "block, a %d KB activation buffer every block reads\n",
-              prop.name, prop.multiProcessorCount, kBlocks, kThreads, kStages,
-              kTiles, kActBufferKb);
+  std::printf(
+      "%s, %d SMs; %d blocks of %d threads, %d stages, %d tiles per "
+      "block, a %d KB activation buffer every block reads\n",
+      prop.name, prop.multiProcessorCount, kBlocks, kThreads, kStages, kTiles,
+      kActBufferKb);
   std::printf("%10s %8s %10s %10s %12s %12s %12s\n", "act KB", "w KB", "path",
               "us", "act TB/s", "w TB/s", "total TB/s");
   // (activation, weight) KB per stage: activations alone; 16 tokens x 512
@@ -291,15 +244,16 @@ int main() {
   // SM.
   const int shapes[][2] = {{16, 0}, {16, 4}, {16, 8}, {8, 8}, {0, 16}};
   for (const auto& shape : shapes) {
-    ProbeArgs args{act, weights, shape[0] * 1024, shape[1] * 1024, kTiles,
-                   sink};
+    ProbeArgs args{act,    weights, shape[0] * 1024, shape[1] * 1024,
+                   kTiles, gpu.sink};
     const double act_bytes = double(kBlocks) * kTiles * args.act_stage_bytes;
     const double w_bytes = double(kBlocks) * kTiles * args.w_stage_bytes;
     for (Path path : {Path::kCpAsync, Path::kBulk, Path::kMulticast}) {
       if (shape[0] == 0 && path == Path::kMulticast) continue;
-      const float us = path == Path::kCpAsync ? launch_us<Path::kCpAsync>(args, stream)
-                       : path == Path::kBulk  ? launch_us<Path::kBulk>(args, stream)
-                                              : launch_us<Path::kMulticast>(args, stream);
+      const float us =
+          path == Path::kCpAsync ? launch_us<Path::kCpAsync>(args, stream)
+          : path == Path::kBulk  ? launch_us<Path::kBulk>(args, stream)
+                                 : launch_us<Path::kMulticast>(args, stream);
       const char* name = path == Path::kCpAsync ? "cp.async"
                          : path == Path::kBulk  ? "bulk"
                                                 : "multicast";
@@ -310,7 +264,7 @@ int main() {
   }
   CHECK(cudaFree(act));
   CHECK(cudaFree(weights));
-  CHECK(cudaFree(sink));
+  CHECK(cudaFree(gpu.sink));
   CHECK(cudaStreamDestroy(stream));
   return 0;
 }

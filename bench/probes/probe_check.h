@@ -44,6 +44,49 @@ inline ProbeGpu open_probe_gpu() {
   return gpu;
 }
 
+// A launch of `blocks` x `threads` in clusters of `cluster` blocks (1: a
+// plain launch); `attribute` must outlive the config.
+inline cudaLaunchConfig_t cluster_launch_config(
+    int blocks, int threads, int shared_bytes, int cluster, cudaStream_t stream,
+    cudaLaunchAttribute* attribute) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(blocks, 1, 1);
+  config.blockDim = dim3(threads, 1, 1);
+  config.dynamicSmemBytes = static_cast<size_t>(shared_bytes);
+  config.stream = stream;
+  attribute->id = cudaLaunchAttributeClusterDimension;
+  attribute->val.clusterDim.x = static_cast<unsigned>(cluster);
+  attribute->val.clusterDim.y = 1;
+  attribute->val.clusterDim.z = 1;
+  config.attrs = attribute;
+  config.numAttrs = 1;
+  return config;
+}
+
+// Microseconds of one launch() on `stream`: the median of `repeats` launches,
+// each timed alone with CUDA events, after one untimed warm-up.
+template <class Launch>
+float median_launch_us(cudaStream_t stream, int repeats, Launch&& launch) {
+  cudaEvent_t begin, end;
+  CHECK(cudaEventCreate(&begin));
+  CHECK(cudaEventCreate(&end));
+  std::vector<float> times;
+  for (int r = 0; r <= repeats; ++r) {
+    CHECK(cudaEventRecord(begin, stream));
+    launch();
+    CHECK(cudaEventRecord(end, stream));
+    CHECK(cudaEventSynchronize(end));
+    float ms = 0;
+    CHECK(cudaEventElapsedTime(&ms, begin, end));
+    if (r > 0) times.push_back(ms * 1000.0f);
+  }
+  CHECK(cudaGetLastError());
+  CHECK(cudaEventDestroy(begin));
+  CHECK(cudaEventDestroy(end));
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
 // launch(i) for i < launches, captured on `stream` into one instantiated
 // graph (the caller destroys it).
 template <class Launch>
@@ -66,22 +109,8 @@ template <class Launch>
 float median_graph_us(cudaStream_t stream, int launches, int replays,
                       Launch&& launch) {
   cudaGraphExec_t exec = capture_graph(stream, launches, launch);
-  cudaEvent_t a, b;
-  CHECK(cudaEventCreate(&a));
-  CHECK(cudaEventCreate(&b));
-  std::vector<float> times;
-  for (int r = 0; r <= replays; ++r) {
-    CHECK(cudaEventRecord(a, stream));
-    CHECK(cudaGraphLaunch(exec, stream));
-    CHECK(cudaEventRecord(b, stream));
-    CHECK(cudaEventSynchronize(b));
-    float ms;
-    CHECK(cudaEventElapsedTime(&ms, a, b));
-    if (r > 0) times.push_back(ms * 1000.f / launches);
-  }
+  const float us = median_launch_us(
+      stream, replays, [&] { CHECK(cudaGraphLaunch(exec, stream)); });
   CHECK(cudaGraphExecDestroy(exec));
-  CHECK(cudaEventDestroy(a));
-  CHECK(cudaEventDestroy(b));
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
+  return us / launches;
 }
