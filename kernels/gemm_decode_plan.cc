@@ -559,7 +559,13 @@ std::optional<DecodeCandidate> WideKTileCandidate(const DecodeRange& range,
 // 16-row blocks (the L2 -> SM fabric delivers 12.6-14.5 TB/s, decode-notes
 // v56). Long K lost (4096 x 14336 14.32 against 12.03), as did 8-bit
 // weights (uint8 4096 x 4096 7.97 against 7.18) and 8 tokens (5.11 against
-// 4.10): 4-bit weights, 2048 < K <= 4096, N / 32 in [2/3, 1] x SMs.
+// 4.10): uint4 weights in groups of 128 with 16-bit scales and nothing
+// else (the spec measured), 2048 < K <= 4096, N / 32 in [2/3, 1] x SMs.
+// The v20 / v23 8-bit 16-token rules, like v19's 8-token ones, also take
+// specs never measured with them (channel-wise or 2-D scales, zero points,
+// e5m2): the k-split skeleton reads their scales as it does at 8 tokens.
+// The three-per-SM window starts just above 2 x SMs (N = 4288 gives 268
+// blocks, ~90 SMs busy); only 384 blocks (6144 x 4096) were measured.
 // An unsplit k-split warp candidate of `warps` warps (BN = 16 * warps /
 // S), if its shared memory fits shared_budget and the tile fits the layer.
 std::optional<DecodeCandidate> KSplitCandidate(int tokens, int warps,
@@ -602,9 +608,19 @@ std::optional<DecodeCandidate> KSplitWarpTileCandidate(const DecodeRange& range,
   }
   if (at_16_tokens && !eight_bit) {
     // 4-bit weights at 16 tokens: 32-row blocks of sixteen warps, one per
-    // SM, where N / 32 fills 2/3 to all of the SMs and 2048 < K <= 4096.
+    // SM, where N / 32 fills 2/3 to all of the SMs and 2048 < K <= 4096;
+    // only the spec measured (uint4, groups of 128, 16-bit scales, no zero
+    // points or second scale).
+    const bool measured_spec = spec.weight.kind == WeightKind::kUint &&
+                               spec.weight.bits == 4 &&
+                               spec.granularity == ScaleGranularity::kGroup &&
+                               spec.group_size == 128 &&
+                               (spec.scale_type == DataType::kFp16 ||
+                                spec.scale_type == DataType::kBf16) &&
+                               spec.zero_point == ZeroPointKind::kNone &&
+                               spec.secondary_scale == SecondaryScale::kNone;
     const int64_t rows32 = shape.n / 32;
-    if (spec.weight.bits != 4 || shape.n % 32 != 0 || rows32 > sm_count ||
+    if (!measured_spec || shape.n % 32 != 0 || rows32 > sm_count ||
         3 * rows32 < 2 * int64_t{sm_count} || shape.k <= 2048 ||
         shape.k > 4096) {
       return std::nullopt;

@@ -389,7 +389,6 @@ const GemmCase kCases[] = {
 // of 64 BN 256 at 8 and 16 tokens (splits of >= 8 k-tiles), k-major with
 // groups narrower than a k-tile; 8-bit channel-wise 8192 x 8192 (bf16) BN 256
 // at 8 tokens, whose k-major scales are the checkpoint tensor itself; 4-bit
-// 4096 x 4096 (fp16) takes 256-column k-tiles at 16 tokens (planner v13), and
 // 1024 x 4096 with integer zero points at 8 (8 splits of 64 blocks), and
 // 5120 x 4096 three per SM at 8 (320 blocks); 4-bit
 // 4096 x 4096 (fp16) and 6144 x 4096 (bf16), uint8 4096 x 4096 and e4m3
