@@ -8,21 +8,12 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "kernels/gemm_decode_ksplit.h"
+#include "kernels/gemm_decode_rules.h"
 
 namespace hummingd {
 namespace {
 
-// Shared memory per block for four, three, two and one blocks per SM
-// (56, 75, 113 and 227 KB).
-constexpr int kFourBlocksSharedBytes = Sm90SharedBytesForAtLeast(4);
-constexpr int kThreeBlocksSharedBytes = Sm90SharedBytesForAtLeast(3);
-constexpr int kTwoBlocksSharedBytes = Sm90SharedBytesForAtLeast(2);
-constexpr int kOneBlockSharedBytes = Sm90SharedBytesForAtLeast(1);
-static_assert(kFourBlocksSharedBytes == 56 * 1024 &&
-                  kThreeBlocksSharedBytes == 75 * 1024 &&
-                  kTwoBlocksSharedBytes == 113 * 1024 &&
-                  kOneBlockSharedBytes == 227 * 1024,
-              "the budgets the sweeps were planned with");
 constexpr int kMaxStages = 12;
 // Layers below 8192 x 8192 weights (issue 5's "smaller layers") are
 // launch- and ramp-bound rather than stream-bound; a few measured choices
@@ -276,14 +267,6 @@ constexpr PackedTileRule kFourPerSm8Tokens = {8, 4, kFourBlocksSharedBytes, 8};
 constexpr PackedTileRule kThreePerSm16Tokens = {16, 3, kThreeBlocksSharedBytes,
                                                 12};
 
-// Scale entries narrower than 128 columns along K (groups, or the K side
-// of 2-D blocks).
-bool HasFineScales(const QuantSpec& spec) {
-  return (spec.granularity == ScaleGranularity::kGroup &&
-          spec.group_size < 128) ||
-         (spec.granularity == ScaleGranularity::kBlock && spec.block_k < 128);
-}
-
 // The 128-row, two-warpgroup decode tile of the packed and wide k-tile
 // rules for weights with scale entries >= 128 columns along K, or nullopt
 // where the spec, the shape or `shared_budget` (per block) rule it out
@@ -492,183 +475,6 @@ std::optional<DecodeCandidate> WideKTileCandidate(const DecodeRange& range,
                                 block_k);
 }
 
-// Planner v19: k-split warps (ksplit=S, decode-notes v46) at 8 tokens on
-// layers of short K. Split-K costs ~1.1 µs at 8 tokens (sweep x,
-// bench/results/tile-sweep-16fb0a2.md: 4096 x 4096 in 8 splits 5.42 µs
-// against 4.22 for the same bytes per block unsplit); with the block's
-// warps splitting each k-tile instead, a 16- or 32-row block covers its
-// whole K and the grid still fills a wave. Measured against the plan
-// (bench/results/tile-sweep-3d9d14b.md, sweeps y and z, M = 1 unless
-// said): 4096 x 4096 8x16x1024 s4 ksplit=8 (256 blocks) 4.14 against 5.38
-// µs (M = 8: 4.36 against 5.58; bf16 4.32 against 5.48); 6144 x 4096
-// 8x32x1024 s3 ksplit=4 (192 blocks) 5.65 against 6.14 (M = 8 5.86
-// against 6.22; bf16 5.82 against 6.19); 8-bit weights, same bytes per
-// stage: uint8 4096 x 4096 8x16x1024 s3 5.89 against 6.91, 6144 x 4096
-// 8x32x512 s4 7.74 against 8.73, e4m3 4096 x 4096 8x16x512 s6 6.00
-// against 6.84 (e4m3 takes uint8's tiles; the table at d6ca1ee ran them:
-// 4096 x 4096 5.84, 6144 x 4096 7.66). On long K the activation tile (8 tokens
-// x BK, twice the 4-bit weights' bytes per column) leaves too few weights in
-// flight: 4096 x 14336 8x16x512 s8 13.06 against 9.98, sixteen warps 11.22;
-// 8192 x 8192 within 1.5% (10.65 against 10.79), 8192 x 28672 even. So: K <=
-// 4096, the narrowest block (16 rows, else 32) whose grid fits one wave at two
-// per SM and fills >= 2/3 of it, splits 1.
-// Planner v20 (sweeps aa-ac, bench/results/tile-sweep-11cef8a.md): with
-// three-stage tiles two k-tiles ahead (decode-notes v48) 4-bit 8192 x 8192
-// 8x32x1024 s3 ran M = 1 / 2 / 4 / 8 in 10.39 / 10.46 / 10.57 / 11.07 µs
-// against 10.83 / 10.83 / 10.92 / 11.03 for the plan (bf16 M = 1 / 2 / 4 /
-// 8 11.05 / 11.19 / 11.32 / 11.63 against 11.36 .. 11.61), so 4-bit
-// weights take 32-row blocks up to K = 8192. 16-row blocks there read twice
-// the activations per weight byte and lost (8192 x 8192 8x16x1024 13.46,
-// 4096 x 14336 10.92 against 9.9), and 8-bit 8192 x 8192 lost (18.55
-// against 18.29). At 16 tokens (two m16n8k16 per step) 8-bit weights on
-// 4096 x 4096 16x16x512 s4 ksplit=8: uint8 7.28 against 8.19, e4m3 7.04
-// against 8.06; 4-bit ones tied (fp16 6.32 against 6.32, bf16 6.33 against
-// 6.44), and 32-row blocks (6144 x 4096) and long K (4096 x 14336: uint8
-// 20.18 against 18.27) lost: 8-bit weights with fp16 activations (the only
-// ones measured), K <= 4096, 16-row blocks only.
-// Planner v21 (sweeps ag-ai, bench/results/tile-sweep-4b420b1.md): 8-bit
-// weights with fp16 activations at 8 tokens reach past K = 4096 in 16-row
-// blocks: two per SM up to the longest K measured, 4096 x 14336 (8x16x1024
-// s3, uint8 M = 1 / 8 14.98 / 15.63 µs against 16.44 / 16.71; e4m3 alike;
-// 4096 x 8192 9.16 against 10.74) and, where 16-row blocks fill four per SM
-// (N / 16 in (3, 4] x SMs; the block scheduler packs a kernel's blocks as
-// densely as they fit, so fewer would leave SMs idle: sweep af), four per SM
-// in 48 KB rings (8x16x512 s3 blocks=4: uint8 8192 x 8192 M = 1 / 8 16.86 /
-// 18.05 against 18.34 / 18.62, e4m3 16.69 / 17.89, channel-wise 16.70
-// against 18.84) for 4096 < K <= 8192 (measured at 8192; 8192 x 28672 was
-// mixed: 55.67 / 60.16 against 57.35 / 57.95; K <= 4096 keeps v19's 32-row
-// blocks). bf16 activations tied or lost (uint8 4096 x 14336 21.55 / 22.07
-// against 21.61 / 21.83, 8192 x 8192 25.36 against 24.62) and keep v19's
-// bound.
-// Planner v23 (sweeps ak, al, bench/results/tile-sweep-1542179.md): two per
-// SM at 8 tokens reach K = 16384 (uint8 4096 x 16384 8x16x1024 s3 M = 1 / 8
-// 16.64 / 17.35 µs against 18.38 / 18.71); the 16-token 16-row blocks take
-// bf16 activations too (4096 x 4096 16x16x512 s4: uint8 8.81 against 9.46,
-// e4m3 14.02 against 14.98) and, with fp16 activations, where N / 16 fills
-// three per SM (more than two) three per SM in 72 KB rings (6144 x 4096
-// 16x16x512 s3 blocks=3: uint8 9.43 against 10.09, e4m3 9.17 against 9.86).
-// Long K stays split at 16 tokens (4096 x 14336 16x16x512 s4: uint8 20.13
-// against 18.20), and 4-bit weights at 16 tokens lost over 16- and 32-row
-// blocks of eight warps (6144 x 4096 8.31 / 8.17 against 7.63; 4096 x 14336
-// 14.35 against 11.94).
-// Planner v24 (sweeps an, ao, bench/results/tile-sweep-1542179.md): 4-bit
-// weights at 16 tokens on 4096 x 4096 in 32-row blocks of sixteen warps,
-// one per SM, the ring 192 KB deep (16x32x1024 s4 ksplit=8 blocks=1: fp16
-// 5.98 / 6.02 against 6.49 / 6.50 µs, bf16 6.10 against 6.54): a block
-// reads the activations twice its weights' bytes instead of four times in
-// 16-row blocks (the L2 -> SM fabric delivers 12.6-14.5 TB/s, decode-notes
-// v56). Long K lost (4096 x 14336 14.32 against 12.03), as did 8-bit
-// weights (uint8 4096 x 4096 7.97 against 7.18) and 8 tokens (5.11 against
-// 4.10): uint4 weights in groups of 128 with 16-bit scales and nothing
-// else (the spec measured), 2048 < K <= 4096, N / 32 in [2/3, 1] x SMs.
-// The v20 / v23 8-bit 16-token rules, like v19's 8-token ones, also take
-// specs never measured with them (channel-wise or 2-D scales, zero points,
-// e5m2): the k-split skeleton reads their scales as it does at 8 tokens.
-// The three-per-SM window starts just above 2 x SMs (N = 4288 gives 268
-// blocks, ~90 SMs busy); only 384 blocks (6144 x 4096) were measured.
-// An unsplit k-split warp candidate of `warps` warps (BN = 16 * warps /
-// S), if its shared memory fits shared_budget and the tile fits the layer.
-std::optional<DecodeCandidate> KSplitCandidate(int tokens, int warps,
-                                               int block_n, int block_k,
-                                               int stages, int blocks_per_sm,
-                                               int shared_budget,
-                                               const QuantSpec& spec,
-                                               const LayerShape& shape) {
-  GemmTileConfig tile;
-  tile.mma = GemmMma::kWgmma;
-  tile.block_m = tokens;
-  tile.warps_m = 1;
-  tile.warps_n = warps;
-  tile.block_n = block_n;
-  tile.block_k = block_k;
-  tile.stages = stages;
-  tile.warp_split_k = 16 * tile.warps_n / block_n;
-  tile.blocks_per_sm = blocks_per_sm;
-  if (tile.SharedBytes(spec) > shared_budget ||
-      !ValidateGemmTile(tile, shape.n, shape.k).ok()) {
-    return std::nullopt;
-  }
-  DecodeCandidate candidate;
-  candidate.tile = tile;
-  candidate.splits = 1;
-  return candidate;
-}
-
-std::optional<DecodeCandidate> KSplitWarpTileCandidate(const DecodeRange& range,
-                                                       const QuantSpec& spec,
-                                                       const LayerShape& shape,
-                                                       int sm_count,
-                                                       int smem_limit) {
-  const bool eight_bit = spec.weight.bits == 8;
-  const bool at_16_tokens = range.tokens == 16;
-  const bool fp16_activations = spec.activation_type == DataType::kFp16;
-  if ((range.tokens != 8 && !at_16_tokens) ||
-      (spec.weight.bits > 4 && !eight_bit) || HasFineScales(spec)) {
-    return std::nullopt;
-  }
-  if (at_16_tokens && !eight_bit) {
-    // 4-bit weights at 16 tokens: 32-row blocks of sixteen warps, one per
-    // SM, where N / 32 fills 2/3 to all of the SMs and 2048 < K <= 4096;
-    // only the spec measured (uint4, groups of 128, 16-bit scales, no zero
-    // points or second scale).
-    const bool measured_spec = spec.weight.kind == WeightKind::kUint &&
-                               spec.weight.bits == 4 &&
-                               spec.granularity == ScaleGranularity::kGroup &&
-                               spec.group_size == 128 &&
-                               (spec.scale_type == DataType::kFp16 ||
-                                spec.scale_type == DataType::kBf16) &&
-                               spec.zero_point == ZeroPointKind::kNone &&
-                               spec.secondary_scale == SecondaryScale::kNone;
-    const int64_t rows32 = shape.n / 32;
-    if (!measured_spec || shape.n % 32 != 0 || rows32 > sm_count ||
-        3 * rows32 < 2 * int64_t{sm_count} || shape.k <= 2048 ||
-        shape.k > 4096) {
-      return std::nullopt;
-    }
-    return KSplitCandidate(16, 16, 32, 1024, 4, /*blocks_per_sm=*/1,
-                           std::min(kOneBlockSharedBytes, smem_limit), spec,
-                           shape);
-  }
-  const bool long_k_eight_bit = eight_bit && !at_16_tokens && fp16_activations;
-  const int64_t k_limit = !eight_bit ? 8192 : long_k_eight_bit ? 16384 : 4096;
-  if (shape.k > k_limit) return std::nullopt;
-  const int64_t two_per_sm = int64_t{2} * sm_count;
-  const int64_t rows16 = shape.n / 16;
-  if (at_16_tokens && fp16_activations && shape.n % 16 == 0 &&
-      rows16 > two_per_sm && rows16 <= 3 * int64_t{sm_count}) {
-    return KSplitCandidate(16, 8, 16, 512, 3, /*blocks_per_sm=*/3,
-                           std::min(kThreeBlocksSharedBytes, smem_limit), spec,
-                           shape);
-  }
-  if (long_k_eight_bit && shape.k > 4096 && shape.k <= 8192 &&
-      shape.n % 16 == 0 && rows16 > 3 * int64_t{sm_count} &&
-      rows16 <= 2 * two_per_sm) {
-    return KSplitCandidate(8, 8, 16, 512, 3, /*blocks_per_sm=*/4,
-                           std::min(kFourBlocksSharedBytes, smem_limit), spec,
-                           shape);
-  }
-  for (const int block_n : {16, 32}) {
-    if (shape.n % block_n != 0 || shape.n / block_n > two_per_sm) continue;
-    if (3 * (shape.n / block_n) < 2 * two_per_sm) return std::nullopt;
-    const bool wide_block = block_n == 32;
-    // Past K = 4096: 4-bit weights in 32-row blocks, 8-bit ones in 16-row.
-    const bool long_k_block = eight_bit ? !wide_block : wide_block;
-    if ((shape.k > 4096 && !long_k_block) || (at_16_tokens && wide_block)) {
-      return std::nullopt;
-    }
-    // The measured k-tiles and stages (a 96 KB ring per block): at 8
-    // tokens 4-bit weights BK 1024 with 4 stages of 16 rows or 3 of 32,
-    // 8-bit ones 3 stages of BK 1024 (16 rows) or 4 of BK 512 (32 rows); at
-    // 16 tokens 4 stages of BK 512.
-    const int block_k = at_16_tokens || (eight_bit && wide_block) ? 512 : 1024;
-    const int stages = at_16_tokens || eight_bit == wide_block ? 4 : 3;
-    return KSplitCandidate(
-        range.tokens, 8, block_n, block_k, stages, /*blocks_per_sm=*/0,
-        std::min(kTwoBlocksSharedBytes, smem_limit), spec, shape);
-  }
-  return std::nullopt;
-}
-
 // 256-row tiles read their scales k-major (layout=kmajor) where the kernel
 // can (KMajorScaleSourceOf): against the same tile and splits
 // (bench/results/tile-sweep-e24ce42.md, M = 1 unless said), W4 fp16
@@ -755,9 +561,9 @@ absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
     // Only a client that reads ksplit=S tile texts can load them (its
     // loader parses the text, whatever the token count).
     if (launch_abi >= kLaunchAbiKSplitTiles) {
-      if (std::optional<DecodeCandidate> k_split = KSplitWarpTileCandidate(
-              range, spec, shape, sm_count, smem_limit)) {
-        chosen = *k_split;
+      if (std::optional<GemmTileConfig> k_split =
+              KSplitWarpTile(range.tokens, spec, shape, sm_count, smem_limit)) {
+        chosen = DecodeCandidate{*k_split, /*splits=*/1, /*score=*/0.0};
       }
     }
     // Only a client that passes the k-major copy as GemmArgs::scales can

@@ -1,0 +1,33 @@
+#pragma once
+
+// What the Hopper decode planner's rules share (gemm_decode_plan.cc,
+// gemm_decode_ksplit.cc): the per-block shared-memory budgets the sweeps
+// planned with at one to four blocks per SM, and the spec classes their
+// measurements distinguish.
+
+#include "kernels/gemm_config.h"
+#include "kernels/quant_spec.h"
+
+namespace hummingd {
+
+// Shared memory per block for four, three, two and one blocks per SM
+// (56, 75, 113 and 227 KB).
+inline constexpr int kFourBlocksSharedBytes = Sm90SharedBytesForAtLeast(4);
+inline constexpr int kThreeBlocksSharedBytes = Sm90SharedBytesForAtLeast(3);
+inline constexpr int kTwoBlocksSharedBytes = Sm90SharedBytesForAtLeast(2);
+inline constexpr int kOneBlockSharedBytes = Sm90SharedBytesForAtLeast(1);
+static_assert(kFourBlocksSharedBytes == 56 * 1024 &&
+                  kThreeBlocksSharedBytes == 75 * 1024 &&
+                  kTwoBlocksSharedBytes == 113 * 1024 &&
+                  kOneBlockSharedBytes == 227 * 1024,
+              "the budgets the sweeps were planned with");
+
+// Scale entries narrower than 128 columns along K (groups, or the K side
+// of 2-D blocks).
+inline bool HasFineScales(const QuantSpec& spec) {
+  return (spec.granularity == ScaleGranularity::kGroup &&
+          spec.group_size < 128) ||
+         (spec.granularity == ScaleGranularity::kBlock && spec.block_k < 128);
+}
+
+}  // namespace hummingd
