@@ -1,0 +1,266 @@
+// The decode plan's k-split warp tiles (kernels/gemm_decode_ksplit.h,
+// through the planner): where each measured rule takes them, in which block
+// shape and residency, unsplit and filling the machine, and where every
+// bound leaves the layer's other tile.
+
+#include "kernels/gemm_decode_ksplit.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "kernels/codegen.h"
+#include "kernels/gemm_config.h"
+#include "kernels/gemm_decode_plan.h"
+#include "kernels/launch_abi.h"
+#include "kernels/planner.h"
+#include "kernels/quant_spec.h"
+#include "tests/unit/kernels/gemm/gemm_request.h"
+
+namespace hummingd {
+namespace {
+
+// An H200's 132 SMs.
+KernelRequest Request(const char* spec_text, int64_t n, int64_t k) {
+  return testing::GemmRequest(spec_text, n, k, "sm_90a", 132);
+}
+
+// Planner v19: k-split warps at 8 tokens where K <= 4096 and the narrowest
+// block (16 rows, else 32) fills >= 2/3 of one wave at two per SM, unsplit;
+// not on long K, fine scale groups, 5- to 7-bit weights, or grids that
+// fill too little. Planner v20: 4-bit weights up to K = 8192 in 32-row
+// blocks, and 8-bit ones at 16 tokens over 16-row blocks where K <= 4096.
+// Planner v21: 8-bit weights with fp16 activations at 8 tokens past K =
+// 4096 in 16-row blocks, two per SM up to K = 14336 or, where N / 16 fills
+// four per SM (more than three), four per SM for 4096 < K <= 8192; 16-token
+// tiles with fp16 activations only. Planner v23: two per SM up to K = 16384,
+// 16-token tiles with bf16 activations too and, with fp16 activations where
+// N / 16 fills three per SM (more than two), three per SM.
+TEST(GemmDecodeKSplitTest, KSplitWarpsFillTheMachineUnsplit) {
+  struct Case {
+    const char* spec;
+    int64_t n, k;
+    const char* tile;
+    const char* tile_16_tokens;  // "": not a k-split tile
+  };
+  const Case cases[] = {
+      // 4-bit weights at 16 tokens: 128 32-row blocks of sixteen warps
+      // (v24), and 88 (2/3 of the SMs).
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 4096, 4096,
+       "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8",
+       "tile=16x32x1024,warps=1x16,stages=4,mma=wgmma,ksplit=8,blocks=1"},
+      {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16", 4096, 4096,
+       "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8",
+       "tile=16x32x1024,warps=1x16,stages=4,mma=wgmma,ksplit=8,blocks=1"},
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 2816, 4096,
+       "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8",
+       "tile=16x32x1024,warps=1x16,stages=4,mma=wgmma,ksplit=8,blocks=1"},
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 4096, 3072,
+       "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8",
+       "tile=16x32x1024,warps=1x16,stages=4,mma=wgmma,ksplit=8,blocks=1"},
+      // 132 32-row blocks: all of the SMs.
+      {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16", 4224, 4096,
+       "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8",
+       "tile=16x32x1024,warps=1x16,stages=4,mma=wgmma,ksplit=8,blocks=1"},
+      // K = 2048 and specs not measured with it: not the v24 block.
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 4096, 2048,
+       "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8", ""},
+      {"weight=uint4,group=channel,scale=fp16", 4096, 4096,
+       "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8", ""},
+      {"weight=uint4,group=128,scale=fp16,zero=int", 4096, 4096,
+       "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8", ""},
+      {"weight=int4,group=128,scale=fp16", 4096, 4096,
+       "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8", ""},
+      {"weight=uint4,group=256,scale=fp16", 4096, 4096,
+       "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8", ""},
+      {"weight=uint4,group=channel,scale=fp16", 6144, 4096,
+       "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4", ""},
+      {"weight=uint4,group=128,scale=fp16,zero=int", 4096, 2048,
+       "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8", ""},
+      {"weight=uint3,group=128,scale=fp16", 4096, 4096,
+       "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8", ""},
+      {"weight=e4m3,group=128,scale=fp16,act=fp16,out=fp16", 4096, 4096,
+       "tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8",
+       "tile=16x16x512,warps=1x8,stages=4,mma=wgmma,ksplit=8"},
+      // bf16 activations at 16 tokens too (v23).
+      {"weight=uint8,group=128,scale=bf16,act=bf16,out=bf16", 4096, 2048,
+       "tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8",
+       "tile=16x16x512,warps=1x8,stages=4,mma=wgmma,ksplit=8"},
+      // At 16 tokens 384 16-row blocks three per SM (v23), with fp16
+      // activations only (bf16 was measured two per SM only).
+      {"weight=e4m3,group=128,scale=fp16,act=fp16,out=fp16", 6144, 4096,
+       "tile=8x32x512,warps=1x8,stages=4,mma=wgmma,ksplit=4",
+       "tile=16x16x512,warps=1x8,stages=3,mma=wgmma,ksplit=8,blocks=3"},
+      {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16", 6144, 2048,
+       "tile=8x32x512,warps=1x8,stages=4,mma=wgmma,ksplit=4",
+       "tile=16x16x512,warps=1x8,stages=3,mma=wgmma,ksplit=8,blocks=3"},
+      // 396 16-row blocks: all three per SM.
+      {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16", 6336, 4096,
+       "tile=8x32x512,warps=1x8,stages=4,mma=wgmma,ksplit=4",
+       "tile=16x16x512,warps=1x8,stages=3,mma=wgmma,ksplit=8,blocks=3"},
+      // Integer zero points: their windows take the three-per-SM ring past
+      // 75 KB, so two per SM would be all it got; no k-split block.
+      {"weight=uint8,group=128,scale=fp16,zero=int,act=fp16,out=fp16", 6144,
+       4096, "tile=8x32x512,warps=1x8,stages=4,mma=wgmma,ksplit=4", ""},
+      {"weight=uint8,group=128,scale=bf16,act=bf16,out=bf16", 6144, 4096,
+       "tile=8x32x512,warps=1x8,stages=4,mma=wgmma,ksplit=4", ""},
+      // 264 16-row blocks: exactly two per SM.
+      {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16", 4224, 4096,
+       "tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8",
+       "tile=16x16x512,warps=1x8,stages=4,mma=wgmma,ksplit=8"},
+      // 400 16-row blocks: more than three per SM.
+      {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16", 6400, 4096,
+       "tile=8x32x512,warps=1x8,stages=4,mma=wgmma,ksplit=4", ""},
+      // 176 32-row blocks: exactly 2/3 of the wave.
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 5632, 4096,
+       "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4", ""},
+      // 4-bit 32-row blocks up to K = 8192 (v20).
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 8192, 8192,
+       "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4", ""},
+      {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16", 8192, 5120,
+       "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4", ""},
+      // 8-bit weights, fp16 activations, past K = 4096 (v21).
+      {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16", 4096, 14336,
+       "tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8", ""},
+      {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16", 4096, 16384,
+       "tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8", ""},
+      {"weight=e4m3,group=128,scale=fp16,act=fp16,out=fp16", 4096, 8192,
+       "tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8", ""},
+      {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16", 8192, 8192,
+       "tile=8x16x512,warps=1x8,stages=3,mma=wgmma,ksplit=8,blocks=4", ""},
+      {"weight=uint8,group=channel,scale=fp16,act=fp16,out=fp16", 8192, 8192,
+       "tile=8x16x512,warps=1x8,stages=3,mma=wgmma,ksplit=8,blocks=4", ""},
+      // K <= 4096 keeps v19's 32-row blocks on N = 8192.
+      {"weight=uint8,group=channel,scale=fp16,act=fp16,out=fp16", 8192, 4096,
+       "tile=8x32x512,warps=1x8,stages=4,mma=wgmma,ksplit=4", ""},
+      // 400 16-row blocks: just over three per SM.
+      {"weight=e4m3,group=128,scale=fp16,act=fp16,out=fp16", 6400, 8192,
+       "tile=8x16x512,warps=1x8,stages=3,mma=wgmma,ksplit=8,blocks=4", ""},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(::testing::Message()
+                 << c.spec << " N=" << c.n << " K=" << c.k);
+    const KernelRequest request = Request(c.spec, c.n, c.k);
+    absl::StatusOr<Plan> plan = PlanKernels(request);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    EXPECT_EQ(plan->entries[0].config.text, c.tile);
+    EXPECT_EQ(plan->entries[1].config.text.find("ksplit") != std::string::npos,
+              *c.tile_16_tokens != '\0')
+        << plan->entries[1].config.text;
+    if (*c.tile_16_tokens != '\0') {
+      EXPECT_EQ(plan->entries[1].config.text, c.tile_16_tokens);
+    }
+    for (int i = 0; i < 2; ++i) {
+      const PlanEntry& entry = plan->entries[i];
+      if (entry.config.text.find("ksplit") == std::string::npos) continue;
+      EXPECT_EQ(entry.launch.grid_z, 1);
+      EXPECT_EQ(entry.launch.workspace_bytes_per_m_block, 0);
+      absl::StatusOr<GemmTileConfig> tile =
+          ParseGemmTileText(entry.config.text);
+      ASSERT_TRUE(tile.ok()) << tile.status();
+      // One or two per SM filling >= 2/3 of that wave, or three or four per
+      // SM filling more than one fewer would (the block scheduler packs
+      // blocks as densely as they fit).
+      const int per_sm = WgmmaBlocksPerSm(*tile);
+      // One per SM is the sixteen-warp block; four per SM only at 8
+      // tokens, one and three only at 16.
+      EXPECT_EQ(per_sm == 1, tile->warps_n == 16) << per_sm;
+      if (per_sm == 4) EXPECT_EQ(i, 0);
+      if (per_sm == 3 || per_sm == 1) {
+        EXPECT_EQ(i, 1) << "one or three per SM only at 16 tokens";
+      }
+      EXPECT_LE(entry.launch.grid_y, per_sm * 132);
+      if (per_sm == 1) {
+        EXPECT_GE(3 * entry.launch.grid_y, 2 * 132);
+        EXPECT_EQ(tile->warps_n, 16);
+      } else if (per_sm == 2) {
+        EXPECT_GE(3 * entry.launch.grid_y, 2 * 2 * 132);
+      } else {
+        EXPECT_GT(entry.launch.grid_y, (per_sm - 1) * 132);
+      }
+      EXPECT_LE(per_sm * (entry.launch.dynamic_shared_memory + 1024),
+                228 * 1024);
+      EXPECT_GT((per_sm + 1) * (entry.launch.dynamic_shared_memory + 1024),
+                228 * 1024);
+      absl::StatusOr<KernelSource> stub = GenerateStub(request, entry.config);
+      ASSERT_TRUE(stub.ok()) << stub.status();
+      EXPECT_NE(stub->source.find(absl::StrCat(", ", tile->warp_split_k, ">;")),
+                std::string::npos);
+    }
+    // 32 tokens and up keep their tiles.
+    for (int i = 2; i < 4; ++i) {
+      EXPECT_EQ(plan->entries[i].config.text.find("ksplit"), std::string::npos)
+          << plan->entries[i].config.text;
+    }
+  }
+  const Case kept[] = {
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 4096, 14336, "",
+       ""},
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 4096, 4608, "",
+       ""},
+      // K = 5120 and 8192: 16-row blocks only up to K = 4096.
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 4096, 5120, "",
+       ""},
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 4096, 8192, "",
+       ""},
+      // Past K = 8192 (4-bit), 4096 (8-bit with bf16 activations), 16384
+      // (8-bit, two per SM) and 8192 (8-bit, four per SM).
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 8192, 9216, "",
+       ""},
+      {"weight=uint8,group=128,scale=bf16,act=bf16,out=bf16", 4096, 14336, "",
+       ""},
+      {"weight=uint8,group=128,scale=bf16,act=bf16,out=bf16", 8192, 8192, "",
+       ""},
+      {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16", 4096, 17408, "",
+       ""},
+      {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16", 8192, 12288, "",
+       ""},
+      {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16", 8192, 28672, "",
+       ""},
+      // 384 16-row blocks fill three per SM, not four; 640 more than four.
+      {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16", 6144, 8192, "",
+       ""},
+      {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16", 10240, 8192, "",
+       ""},
+      {"weight=uint5,group=128,scale=fp16", 4096, 4096, "", ""},
+      {"weight=uint4,group=32,scale=fp16", 4096, 4096, "", ""},
+      {"weight=uint6,group=128,scale=fp16", 4096, 4096, "", ""},
+      // 160 32-row blocks: less than 2/3 of the wave.
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 5120, 4096, "",
+       ""},
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 2048, 4096, "",
+       ""},
+      // 86 and 134 32-row blocks: under 2/3 of the SMs, more than all.
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 2752, 4096, "",
+       ""},
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 4288, 4096, "",
+       ""},
+  };
+  for (const Case& c : kept) {
+    SCOPED_TRACE(::testing::Message()
+                 << c.spec << " N=" << c.n << " K=" << c.k);
+    absl::StatusOr<Plan> plan = PlanKernels(Request(c.spec, c.n, c.k));
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    for (const PlanEntry& entry : plan->entries) {
+      EXPECT_EQ(entry.config.text.find("ksplit"), std::string::npos)
+          << entry.config.text;
+    }
+  }
+  // A GPU whose blocks may opt into less shared memory than the 96 KB ring
+  // keeps the split-K tile.
+  LayerShape shape;
+  shape.n = 4096;
+  shape.k = 4096;
+  absl::StatusOr<std::vector<PlanEntry>> small_smem = PlanWgmmaDecode(
+      Canonicalize(*ParseSpecText(
+          "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16")),
+      shape, 132, 90 * 1024, kCurrentLaunchAbi);
+  ASSERT_TRUE(small_smem.ok()) << small_smem.status();
+  EXPECT_EQ((*small_smem)[0].config.text.find("ksplit"), std::string::npos)
+      << (*small_smem)[0].config.text;
+}
+
+}  // namespace
+}  // namespace hummingd
