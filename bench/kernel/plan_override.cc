@@ -81,6 +81,18 @@ absl::Status ApplyPlanOverrides(const KernelRequest& request,
           "--override: ksplit needs launch ABI ", kLaunchAbiKSplitTiles,
           " or later (the request has ", request.launch_abi, ")"));
     }
+    // Workers without a unit of work would hang the sums they are counted
+    // in (the kernel traps).
+    if (override_entry.tile.stream_k) {
+      RETURN_IF_ERROR(StreamKSlots(override_entry.tile, request.shape.n,
+                                   request.shape.k, override_entry.splits)
+                          .status());
+      if (request.launch_abi < kLaunchAbiStreamK) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--override: streamk needs launch ABI ", kLaunchAbiStreamK,
+            " or later (the request has ", request.launch_abi, ")"));
+      }
+    }
     // The kernel would refuse it at compile time (a static_assert).
     if (!WgmmaKSplitHoldsScalePeriods(override_entry.tile, request.spec,
                                       request.shape.k)) {

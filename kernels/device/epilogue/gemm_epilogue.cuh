@@ -20,10 +20,15 @@ namespace hummingd::device {
 // other block (which must then exit). Every thread of the block calls.
 // g_slots: this tile's first partial; split z's partial is at
 // g_slots + z * slot_stride floats.
-// Small tiles fetch this many splits' partials at once.
+// Small tiles fetch this many splits' partials at once. kInPlace: the
+// completing block reads its own partial back with the others and sums in
+// r_acc itself, fetching kBatch partials at once whatever the tile's size
+// (stream-K, whose n-blocks have two or three workers and whose reduction
+// runs inside the k-loop, where a second set of sums would spill).
 inline constexpr int kSplitBatch = 8;
 
-template <int kThreads, int kValues>
+template <int kThreads, int kValues, int kBatch = kSplitBatch,
+          bool kInPlace = false>
 HUMMINGD_DEVICE bool split_k_reduce(float (&r_acc)[kValues], float* g_slots,
                                     i64 slot_stride, u32* g_counter, int split,
                                     int splits, int thread) {
@@ -51,6 +56,31 @@ HUMMINGD_DEVICE bool split_k_reduce(float (&r_acc)[kValues], float* g_slots,
   }
   __syncthreads();
   if (!s_is_last) return false;
+  if constexpr (kInPlace) {
+    HUMMINGD_UNROLL
+    for (int i = 0; i < kValues; ++i) r_acc[i] = 0.0f;
+    for (int z0 = 0; z0 < splits; z0 += kBatch) {
+      HUMMINGD_UNROLL
+      for (int i = 0; i < kValues / 4; ++i) {
+        float r_part[kBatch][4];
+        HUMMINGD_UNROLL
+        for (int b = 0; b < kBatch; ++b) {
+          if (z0 + b < splits) {
+            load_global_cg_v4(slot(z0 + b) + (i * kThreads + thread) * 4,
+                              r_part[b]);
+          }
+        }
+        HUMMINGD_UNROLL
+        for (int b = 0; b < kBatch; ++b) {
+          if (z0 + b >= splits) break;
+          HUMMINGD_UNROLL
+          for (int e = 0; e < 4; ++e) r_acc[4 * i + e] += r_part[b][e];
+        }
+      }
+    }
+    if (thread == 0) *g_counter = 0u;  // ready for the next launch
+    return true;
+  }
   float r_sum[kValues];
   HUMMINGD_UNROLL
   for (int i = 0; i < kValues; ++i) r_sum[i] = 0.0f;
@@ -74,21 +104,21 @@ HUMMINGD_DEVICE bool split_k_reduce(float (&r_acc)[kValues], float* g_slots,
   };
   if constexpr (kValues <= 16) {
     // Few values per thread (decode tiles): fetch a float4 of up to
-    // kSplitBatch splits at once, so the tail costs one L2 round trip per
+    // kBatch splits at once, so the tail costs one L2 round trip per
     // float4 and batch rather than one per split. Sums stay in split order.
-    for (int z0 = 0; z0 < splits; z0 += kSplitBatch) {
+    for (int z0 = 0; z0 < splits; z0 += kBatch) {
       HUMMINGD_UNROLL
       for (int i = 0; i < kValues / 4; ++i) {
-        float r_part[kSplitBatch][4];
+        float r_part[kBatch][4];
         HUMMINGD_UNROLL
-        for (int b = 0; b < kSplitBatch; ++b) {
+        for (int b = 0; b < kBatch; ++b) {
           const int z = z0 + b;
           if (z < splits && z != split) {
             load_global_cg_v4(slot(z) + (i * kThreads + thread) * 4, r_part[b]);
           }
         }
         HUMMINGD_UNROLL
-        for (int b = 0; b < kSplitBatch; ++b) {
+        for (int b = 0; b < kBatch; ++b) {
           const int z = z0 + b;
           if (z >= splits) break;
           HUMMINGD_UNROLL
@@ -109,26 +139,30 @@ HUMMINGD_DEVICE bool split_k_reduce(float (&r_acc)[kValues], float* g_slots,
 
 // split_k_reduce for the block tile at (block_m, block_n) of a
 // kBlockRows x kBlockCols tiling of an N-wide output: its slots in the
-// workspace and its arrival counter (schedule/split_k.cuh's layout).
+// workspace and its arrival counter (schedule/split_k.cuh's layout, with
+// slot_splits partials per tile: `splits` for split-K, stream_k_slots for
+// stream-K, whose n-blocks have `splits` workers each, at most that many).
 // r_flat: the thread's accumulators, in any fixed order.
-template <int kThreads, int kBlockRows, int kBlockCols, i64 kN, int kValues>
+template <int kThreads, int kBlockRows, int kBlockCols, i64 kN,
+          int kBatch = kSplitBatch, bool kInPlace = false, int kValues>
 HUMMINGD_DEVICE bool reduce_split_k_tile(float (&r_flat)[kValues],
                                          void* g_workspace, u32* g_counters,
                                          u32 block_m, u32 block_n, u32 split,
-                                         u32 splits, u32 thread) {
+                                         u32 splits, u32 thread,
+                                         u32 slot_splits) {
   constexpr i64 kNBlocks = kN / kBlockCols;
   constexpr i64 kTileElems = static_cast<i64>(kBlockRows) * kBlockCols;
   float* g_slots =
       static_cast<float*>(g_workspace) +
-      block_m * split_k_block_floats(kNBlocks, splits, kTileElems) +
+      block_m * split_k_block_floats(kNBlocks, slot_splits, kTileElems) +
       block_n * kTileElems;
   u32* g_counter =
       g_counters +
       split_k_counter_index(block_m, block_n, kBlockRows, kBlockCols, kN);
-  return split_k_reduce<kThreads>(r_flat, g_slots, kNBlocks * kTileElems,
-                                  g_counter, static_cast<int>(split),
-                                  static_cast<int>(splits),
-                                  static_cast<int>(thread));
+  return split_k_reduce<kThreads, kValues, kBatch, kInPlace>(
+      r_flat, g_slots, kNBlocks * kTileElems, g_counter,
+      static_cast<int>(split), static_cast<int>(splits),
+      static_cast<int>(thread));
 }
 
 // Two accumulators (row, col) and (row, col + 1) -> output, with the
