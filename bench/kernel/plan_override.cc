@@ -25,14 +25,22 @@ absl::StatusOr<std::vector<PlanOverride>> ParsePlanOverrides(
   for (absl::string_view item : absl::StrSplit(text, ';', absl::SkipEmpty())) {
     const std::vector<absl::string_view> parts = absl::StrSplit(item, ':');
     PlanOverride entry;
+    absl::StatusOr<GemmTileConfig> tile =
+        parts.size() == 3 ? ParseGemmTileText(std::string(parts[1]))
+                          : absl::InvalidArgumentError("no tile");
+    // Stream-K tiles count workers (ApplyPlanOverrides checks them against
+    // the layer's units of work), split-K tiles splits.
+    const int64_t max_splits = tile.ok() && tile->stream_k ? 65535 : 16;
     if (parts.size() != 3 || !absl::SimpleAtoi(parts[0], &entry.m_max) ||
         entry.m_max < 1 || !absl::SimpleAtoi(parts[2], &entry.splits) ||
-        entry.splits < 1 || entry.splits > 16) {
+        entry.splits < 1 || entry.splits > max_splits) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "--override: expected M_MAX:TILE_TEXT:SPLITS (splits 1..16), got '",
+          "--override: expected M_MAX:TILE_TEXT:SPLITS (splits 1..16; "
+          "streamk workers 2..65535), got '",
           item, "'"));
     }
-    ASSIGN_OR_RETURN(entry.tile, ParseGemmTileText(std::string(parts[1])));
+    RETURN_IF_ERROR(tile.status());
+    entry.tile = *tile;
     overrides.push_back(entry);
   }
   return overrides;
