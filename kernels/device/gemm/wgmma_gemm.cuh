@@ -149,7 +149,6 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
   const i64 m0 = static_cast<i64>(block_m) * kT;
   // The block's run of k-tiles and its first segment.
   constexpr i64 kNBlocks = Config::kN / Tile::kBlockN;
-  constexpr int kUnitTiles = Config::kStreamKUnitTiles;
   constexpr i64 kTileUnits = Config::kStreamKTileUnits;
   const i64 units = kNBlocks * kTileUnits;
   const WgmmaRun run =
@@ -308,6 +307,66 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
   // that share an n-block meet in the workspace first, and only the last
   // to arrive stores (every thread of the block calls). With
   // drain_copies, the block's last copies land first (the run's end).
+  // The block's sums (rows m0 .., the columns of the n-block at n0) to the
+  // output.
+  auto store_output = [&](i64 n0) {
+    const int g = lane >> 2;
+    const int t4 = lane & 3;
+    HUMMINGD_UNROLL
+    for (int r = 0; r < kR; ++r) {
+      const i64 col0 = n0 + Config::warp_row_unit(warp, r) * 16 + g;
+      HUMMINGD_UNROLL
+      for (int i = 0; i < kT / 8; ++i) {
+        HUMMINGD_UNROLL
+        for (int e = 0; e < 4; ++e) {
+          const i64 row = m0 + 8 * i + 2 * t4 + (e & 1);
+          const i64 col = col0 + 8 * (e >> 1);
+          store_output_element<Format, Config::kN>(args.y, args.secondary_scale,
+                                                   args.bias, m, row, col,
+                                                   r_acc[r][4 * i + e]);
+        }
+      }
+    }
+    HUMMINGD_TIMELINE_MARK(thread, 6);  // output stored
+  };
+  float(&r_flat)[Config::kAccumulators] =
+      reinterpret_cast<float(&)[Config::kAccumulators]>(r_acc);
+
+  // Stream-K: the workers that share the n-block at n0 (first, count), the
+  // slot of the partial of its z-th worker, and its arrival counter
+  // (schedule/split_k.cuh's layout with stream_k_slots partials per n-block).
+  struct Share {
+    int first;
+    int workers;
+  };
+  auto share_of = [&](i64 n0) {
+    const i64 unit0 = n0 / Tile::kBlockN * kTileUnits;
+    const int first = stream_k_worker_of(unit0, units, splits);
+    const int last = stream_k_worker_of(unit0 + kTileUnits - 1, units, splits);
+    return Share{first, last - first + 1};
+  };
+  constexpr i64 kTileFloats = static_cast<i64>(kT) * Tile::kBlockN;
+  auto partial_slot = [&](i64 n0, int z) {
+    const int slots = stream_k_slots(kTileUnits, units, splits);
+    return static_cast<float*>(args.workspace) +
+           block_m * split_k_block_floats(kNBlocks, slots, kTileFloats) +
+           (z * kNBlocks + n0 / Tile::kBlockN) * kTileFloats;
+  };
+  auto counter_of = [&](i64 n0) {
+    return args.split_counters +
+           split_k_counter_index(block_m, n0 / Tile::kBlockN, kT, Tile::kBlockN,
+                                 Config::kN);
+  };
+
+  // The sums of segment `segment` once its last tile is in: to the output,
+  // or to the workspace where split-K splits (and stream-K workers) that
+  // share the n-block meet; split-K's last block to arrive stores the
+  // output. Stream-K workers only publish their partial here: they arrive
+  // at the end of their run (meet_stream_k_partials), so that no worker
+  // waits for its partial stores to drain (the release atomic's fence, ~1-2.5
+  // µs under full HBM load, bench/decode-notes.md v24) in the middle of its
+  // run. Every thread of the block calls; with drain_copies, the block's
+  // last copies land first (the run's end).
   auto finish_segment = [&](const WgmmaSegment& segment, bool drain_copies) {
     wgmma_wait<0>();
     if (drain_copies) async_copy_wait<0>();
@@ -322,34 +381,19 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
     }
     HUMMINGD_TIMELINE_MARK(thread, 4);  // accumulators final
 
-    float(&r_flat)[Config::kAccumulators] =
-        reinterpret_cast<float(&)[Config::kAccumulators]>(r_acc);
     if constexpr (Config::kWarpSplitK > 1) {
       // The planner never splits these (kernels/gemm_decode_plan.cc); a
       // launch that did would lose the other splits' sums.
       if (splits > 1) __trap();
       if (!sum_warp_k_slices<Config>(r_acc[0], s_base, warp, lane)) return;
     } else if constexpr (Tile::kStreamK) {
-      // Summed in place (no second set of registers inside the k-loop),
-      // two partials per round trip: an n-block mostly has two or three
-      // workers (schedule/stream_k.cuh, stream_k_slots).
-      constexpr int kStreamKBatch = 2;
-      const i64 n_block = segment.n0 / Tile::kBlockN;
-      const i64 tile_unit0 = n_block * kTileUnits;
-      const int first_worker = stream_k_worker_of(tile_unit0, units, splits);
-      const int last_worker =
-          stream_k_worker_of(tile_unit0 + kTileUnits - 1, units, splits);
-      if (last_worker > first_worker) {
-        const int slots = stream_k_slots(kTileUnits, units, splits);
-        const bool last =
-            reduce_split_k_tile<Config::kThreads, kT, Tile::kBlockN, Config::kN,
-                                kStreamKBatch, /*kInPlace=*/true>(
-                r_flat, args.workspace, args.split_counters, block_m,
-                static_cast<u32>(n_block),
-                split - static_cast<u32>(first_worker),
-                static_cast<u32>(last_worker - first_worker + 1), thread,
-                static_cast<u32>(slots));
-        if (!last) return;
+      const Share share = share_of(segment.n0);
+      if (share.workers > 1) {
+        store_partial<Config::kThreads>(
+            r_flat,
+            partial_slot(segment.n0, static_cast<int>(split) - share.first),
+            static_cast<int>(thread));
+        return;
       }
     } else if (splits > 1) {
       const bool last =
@@ -359,25 +403,41 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
       HUMMINGD_TIMELINE_MARK(thread, 5);  // split-K arrival (and sum) done
       if (!last) return;
     }
+    store_output(segment.n0);
+  };
 
-    const int g = lane >> 2;
-    const int t4 = lane & 3;
-    HUMMINGD_UNROLL
-    for (int r = 0; r < kR; ++r) {
-      const i64 col0 = segment.n0 + Config::warp_row_unit(warp, r) * 16 + g;
+  // Stream-K, after the run's last segment: every partial of the run is
+  // stored. The worker arrives at the counters of the n-blocks it shares
+  // (those of its first and last segments: the ones between are its own),
+  // and sums and stores each one it completes (the last to arrive; the
+  // others' partials are visible after its acquire and the barrier), in
+  // worker order from the workspace.
+  auto meet_stream_k_partials = [&](const WgmmaSegment& last_segment) {
+    __shared__ u32 s_completes[2];
+    const i64 n0s[2] = {first_segment.n0, last_segment.n0};
+    const Share shares[2] = {share_of(n0s[0]), share_of(n0s[1])};
+    const bool shared[2] = {shares[0].workers > 1,
+                            n0s[1] != n0s[0] && shares[1].workers > 1};
+    __syncthreads();
+    if (thread == 0) {
       HUMMINGD_UNROLL
-      for (int i = 0; i < kT / 8; ++i) {
-        HUMMINGD_UNROLL
-        for (int e = 0; e < 4; ++e) {
-          const i64 row = m0 + 8 * i + 2 * t4 + (e & 1);
-          const i64 col = col0 + 8 * (e >> 1);
-          store_output_element<Format, Config::kN>(args.y, args.secondary_scale,
-                                                   args.bias, m, row, col,
-                                                   r_acc[r][4 * i + e]);
-        }
+      for (int j = 0; j < 2; ++j) {
+        s_completes[j] =
+            shared[j] && arrive_at_counter(counter_of(n0s[j])) ==
+                             static_cast<u32>(shares[j].workers - 1);
       }
     }
-    HUMMINGD_TIMELINE_MARK(thread, 6);  // output stored
+    __syncthreads();
+    HUMMINGD_UNROLL
+    for (int j = 0; j < 2; ++j) {
+      if (!s_completes[j]) continue;
+      sum_partials<Config::kThreads, Config::kAccumulators,
+                   /*kBatch=*/2>(r_flat, partial_slot(n0s[j], 0),
+                                 kNBlocks * kTileFloats, shares[j].workers,
+                                 static_cast<int>(thread));
+      if (thread == 0) *counter_of(n0s[j]) = 0u;  // for the next launch
+      store_output(n0s[j]);
+    }
   };
 
   WgmmaSegment segment = first_segment;
@@ -413,6 +473,7 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
                                t_seg > 0, warp, lane);
   }
   finish_segment(segment, /*drain_copies=*/true);
+  if constexpr (Tile::kStreamK) meet_stream_k_partials(segment);
 }
 
 #endif  // HUMMINGD_HAS_WGMMA
