@@ -361,11 +361,11 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
   // The sums of segment `segment` once its last tile is in: to the output,
   // or to the workspace where split-K splits (and stream-K workers) that
   // share the n-block meet; split-K's last block to arrive stores the
-  // output. Stream-K workers only publish their partial here: they arrive
-  // at the end of their run (meet_stream_k_partials), so that no worker
-  // waits for its partial stores to drain (the release atomic's fence, ~1-2.5
-  // µs under full HBM load, bench/decode-notes.md v24) in the middle of its
-  // run. Every thread of the block calls; with drain_copies, the block's
+  // output. Stream-K workers only publish their partial here and arrive
+  // later (arrive_first_segment, meet_stream_k_partials), so that no worker
+  // waits inside its run for its partial stores to drain (the release
+  // atomic's fence, ~1-2.5 µs under full HBM load, bench/decode-notes.md
+  // v24). Every thread of the block calls; with drain_copies, the block's
   // last copies land first (the run's end).
   auto finish_segment = [&](const WgmmaSegment& segment, bool drain_copies) {
     wgmma_wait<0>();
@@ -406,35 +406,45 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
     store_output(segment.n0);
   };
 
-  // Stream-K, after the run's last segment: every partial of the run is
-  // stored. The worker arrives at the counters of the n-blocks it shares
-  // (those of its first and last segments: the ones between are its own),
-  // and sums and stores each one it completes (the last to arrive; the
-  // others' partials are visible after its acquire and the barrier), in
-  // worker order from the workspace.
-  auto meet_stream_k_partials = [&](const WgmmaSegment& last_segment) {
-    __shared__ u32 s_completes[2];
-    const i64 n0s[2] = {first_segment.n0, last_segment.n0};
-    const Share shares[2] = {share_of(n0s[0]), share_of(n0s[1])};
-    const bool shared[2] = {shares[0].workers > 1,
-                            n0s[1] != n0s[0] && shares[1].workers > 1};
-    __syncthreads();
+  // Stream-K arrivals. The run's first segment, when it shares its n-block,
+  // arrives kAhead tiles into the next segment: its partial stores have
+  // drained by then, so thread 0's release fence costs nothing, and the
+  // begin_tile barrier between orders them before it. Whether it completed
+  // the n-block waits in s_completes[0] until the end of the run, where the
+  // last segment arrives (after a barrier) and the worker sums and stores
+  // every n-block it completed, in worker order from the workspace (its own
+  // partial included: the others' are visible after its acquire and the
+  // barrier).
+  __shared__ u32 s_completes[2];
+  const Share first_share = share_of(first_segment.n0);
+  const bool first_shared = Tile::kStreamK && first_share.workers > 1;
+  const int first_arrival = first_segment.end + kAhead;
+  auto arrive_first_segment = [&]() {
     if (thread == 0) {
-      HUMMINGD_UNROLL
-      for (int j = 0; j < 2; ++j) {
-        s_completes[j] =
-            shared[j] && arrive_at_counter(counter_of(n0s[j])) ==
-                             static_cast<u32>(shares[j].workers - 1);
-      }
+      s_completes[0] = arrive_at_counter(counter_of(first_segment.n0)) ==
+                       static_cast<u32>(first_share.workers - 1);
+    }
+  };
+  auto meet_stream_k_partials = [&](const WgmmaSegment& last_segment) {
+    const Share last_share = share_of(last_segment.n0);
+    const bool last_shared =
+        last_segment.n0 != first_segment.n0 && last_share.workers > 1;
+    __syncthreads();
+    if (first_shared && first_arrival >= tiles) arrive_first_segment();
+    if (thread == 0) {
+      s_completes[1] =
+          last_shared && arrive_at_counter(counter_of(last_segment.n0)) ==
+                             static_cast<u32>(last_share.workers - 1);
     }
     __syncthreads();
+    const i64 n0s[2] = {first_segment.n0, last_segment.n0};
+    const int workers[2] = {first_share.workers, last_share.workers};
     HUMMINGD_UNROLL
     for (int j = 0; j < 2; ++j) {
-      if (!s_completes[j]) continue;
-      sum_partials<Config::kThreads, Config::kAccumulators,
-                   /*kBatch=*/2>(r_flat, partial_slot(n0s[j], 0),
-                                 kNBlocks * kTileFloats, shares[j].workers,
-                                 static_cast<int>(thread));
+      if ((j == 0 && !first_shared) || !s_completes[j]) continue;
+      sum_partials<Config::kThreads, Config::kAccumulators, kSplitBatch>(
+          r_flat, partial_slot(n0s[j], 0), kNBlocks * kTileFloats, workers[j],
+          static_cast<int>(thread));
       if (thread == 0) *counter_of(n0s[j]) = 0u;  // for the next launch
       store_output(n0s[j]);
     }
@@ -454,6 +464,9 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
       }
     }
     const u32 s_stage = begin_tile(t);
+    if constexpr (Tile::kStreamK) {
+      if (first_shared && t == first_arrival) arrive_first_segment();
+    }
     if (t == 0) HUMMINGD_TIMELINE_MARK(thread, 2);          // first tile in
     if (t == tiles - 1) HUMMINGD_TIMELINE_MARK(thread, 3);  // last tile in
     const int t_seg = t - segment.first;
