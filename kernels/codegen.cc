@@ -343,17 +343,14 @@ absl::StatusOr<KernelSource> GenerateGemmStub(const KernelRequest& request,
         tile.bulk_weights ? "true" : "false",
         // Trailing options only when set, so that the stubs of
         // tiles without them stay byte-identical.
-        tile.prescaled_scales || tile.k_major_scales || tile.warp_split_k > 1 ||
-                tile.stream_k
+        tile.prescaled_scales || tile.k_major_scales || tile.warp_split_k > 1
             ? (tile.prescaled_scales ? ", true" : ", false")
             : "",
-        tile.k_major_scales || tile.warp_split_k > 1 || tile.stream_k
+        tile.k_major_scales || tile.warp_split_k > 1
             ? (tile.k_major_scales ? ", true" : ", false")
             : "",
-        tile.warp_split_k > 1 || tile.stream_k
-            ? absl::StrCat(", ", tile.warp_split_k)
-            : "",
-        tile.stream_k ? ", true" : "", ">;\n");
+        tile.warp_split_k > 1 ? absl::StrCat(", ", tile.warp_split_k) : "",
+        ">;\n");
     absl::StrAppend(&text, "using Config = hd::WgmmaConfig<Format, Tile, ",
                     request.shape.n, "LL, ", request.shape.k, "LL>;\n");
   } else {

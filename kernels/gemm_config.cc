@@ -62,7 +62,7 @@ int GemmTileConfig::SharedBytes(const QuantSpec& spec) const {
         DataTypeBytes(spec.scale_type), zero_bytes);
     return device::wgmma_shared_bytes(
         stages, device::wgmma_stage_bytes(block_m, block_n, block_k, bits),
-        chunk, device::wgmma_chunk_buffers(stream_k));
+        chunk);
   }
   const int a_bytes = block_m * block_k * 2;
   const int w_bytes = static_cast<int>(block_n / kGemmUnitN) *
@@ -143,8 +143,7 @@ std::string FormatGemmTileText(const GemmTileConfig& tile) {
       tile.k_major_scales ? ",layout=kmajor" : "",
       tile.warp_split_k > 1 ? absl::StrCat(",ksplit=", tile.warp_split_k) : "",
       tile.blocks_per_sm > 0 ? absl::StrCat(",blocks=", tile.blocks_per_sm)
-                             : "",
-      tile.stream_k ? ",streamk" : "");
+                             : "");
 }
 
 absl::StatusOr<GemmTileConfig> ParseGemmTileText(std::string_view text) {
@@ -181,7 +180,6 @@ absl::StatusOr<GemmTileConfig> ParseGemmTileText(std::string_view text) {
       tile.blocks_per_sm = blocks_ok ? blocks[0] : 0;
       ++next;
     }
-    if (blocks_ok) tile.stream_k = take("streamk");
   }
   if (fields.size() < 3 || next != fields.size() || !blocks_ok ||
       !absl::StartsWith(fields[0], "tile=") ||
@@ -189,8 +187,7 @@ absl::StatusOr<GemmTileConfig> ParseGemmTileText(std::string_view text) {
       !absl::StartsWith(fields[2], "stages=")) {
     return Invalid(absl::StrCat(
         "expected tile=BMxBNxBK,warps=WMxWN,stages=S[,mma=wgmma[,copy=bulk]"
-        "[,scales=pre][,layout=kmajor][,ksplit=2|4|8][,blocks=1..4][,streamk]] "
-        "(got '",
+        "[,scales=pre][,layout=kmajor][,ksplit=2|4|8][,blocks=1..4]] (got '",
         whole, "')"));
   }
   int dims[3];
@@ -292,11 +289,6 @@ absl::Status ValidateGemmTile(const GemmTileConfig& tile, int64_t n,
        tile.blocks_per_sm > 4)) {
     return Invalid("blocks=1..4 is a wgmma tile option");
   }
-  if (tile.stream_k && (tile.mma != GemmMma::kWgmma || tile.warp_split_k != 1 ||
-                        tile.bulk_weights)) {
-    return Invalid(
-        "streamk is a wgmma tile option without ksplit or copy=bulk");
-  }
   if (tile.mma == GemmMma::kSync && (tile.stages < 2 || tile.stages > 8)) {
     return Invalid(absl::StrCat("stages must be 2..8 (got ", tile.stages, ")"));
   }
@@ -318,32 +310,6 @@ int64_t GemmCounterBytesPerMBlock(const GemmTileConfig& tile, int64_t n,
                                   int64_t splits) {
   if (splits <= 1) return 0;
   return ((tile.block_m + 15) / 16) * (n / 16) * 4;
-}
-
-namespace {
-int64_t StreamKTileUnits(const GemmTileConfig& tile, int64_t k) {
-  const int k_tiles = static_cast<int>(k / tile.block_k);
-  const int unit_tiles = device::stream_k_unit_tiles(
-      k_tiles, device::wgmma_ring_lead(tile.stages, tile.warp_split_k));
-  return k_tiles / unit_tiles;
-}
-}  // namespace
-
-int64_t StreamKUnits(const GemmTileConfig& tile, int64_t n, int64_t k) {
-  return (n / tile.block_n) * StreamKTileUnits(tile, k);
-}
-
-absl::StatusOr<int64_t> StreamKSlots(const GemmTileConfig& tile, int64_t n,
-                                     int64_t k, int64_t workers) {
-  const int64_t units = StreamKUnits(tile, n, k);
-  if (workers < 2 || workers > units) {
-    return absl::OutOfRangeError(
-        absl::StrCat("streamk: ", workers, " workers for ", units,
-                     " units of work (", FormatGemmTileText(tile), ", N=", n,
-                     ", K=", k, "); it takes 2 to ", units));
-  }
-  return device::stream_k_slots(StreamKTileUnits(tile, k), units,
-                                static_cast<int>(workers));
 }
 
 namespace {

@@ -71,12 +71,6 @@ struct GemmTileConfig {
   // memory instead of in split-K partials; such tiles run unsplit. 1: each warp
   // owns its rows' whole k-tile.
   int warp_split_k = 1;
-  // wgmma only, without ksplit: the launch's z blocks are stream-K workers
-  // ("streamk"; kernels/device/schedule/stream_k.cuh) that share every
-  // n-block's k-tiles evenly, instead of split-K splits of one n-block each:
-  // the plan's splits count the workers, and the launch has one n-block row
-  // (grid_y 1). For layers whose n-blocks leave block slots idle.
-  bool stream_k = false;
 
   int Threads() const { return 32 * warps_m * warps_n; }
   // Dynamic shared memory of the kernel for this spec (the wgmma skeleton
@@ -160,15 +154,6 @@ int64_t GemmWorkspaceBytesPerMBlock(const GemmTileConfig& tile, int64_t n,
                                     int64_t splits);
 int64_t GemmCounterBytesPerMBlock(const GemmTileConfig& tile, int64_t n,
                                   int64_t splits);
-
-// Stream-K tiles (tile.stream_k): the units of work of an N x K layer (each
-// kernels/device/schedule/stream_k.cuh's run of k-tiles of one n-block),
-// and the partial slots per n-block the workspace holds for `workers`
-// workers, which must be 2..units (OUT_OF_RANGE otherwise: a worker without
-// a unit would hang its n-blocks' sums).
-int64_t StreamKUnits(const GemmTileConfig& tile, int64_t n, int64_t k);
-absl::StatusOr<int64_t> StreamKSlots(const GemmTileConfig& tile, int64_t n,
-                                     int64_t k, int64_t workers);
 
 // What a launch of `entry` for `m` tokens needs (0 without split-K). The
 // counters must be zeroed once at allocation; every launch leaves them

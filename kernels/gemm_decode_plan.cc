@@ -61,19 +61,11 @@ PlanEntry MakeGemmPlanEntry(int64_t m_min, int64_t m_max,
   entry.launch.block_x = tile.Threads();
   entry.launch.grid_x = 1;
   entry.launch.m_per_block_x = tile.block_m;
-  // Stream-K: `splits` workers cover every n-block, and each n-block has
-  // room for the partials of as many workers as can share it (callers keep
-  // the workers within StreamKSlots' range; outside it the bound of one slot
-  // per worker still holds every partial).
-  entry.launch.grid_y = tile.stream_k ? 1 : shape.n / tile.block_n;
+  entry.launch.grid_y = shape.n / tile.block_n;
   entry.launch.grid_z = splits;
   entry.launch.dynamic_shared_memory = entry.config.dynamic_shared_memory;
-  const int64_t slots =
-      tile.stream_k
-          ? StreamKSlots(tile, shape.n, shape.k, splits).value_or(splits)
-          : splits;
   entry.launch.workspace_bytes_per_m_block =
-      GemmWorkspaceBytesPerMBlock(tile, shape.n, slots);
+      GemmWorkspaceBytesPerMBlock(tile, shape.n, splits);
   entry.launch.counter_bytes_per_m_block =
       GemmCounterBytesPerMBlock(tile, shape.n, splits);
   // The wgmma skeleton waits for its predecessor before reading activations

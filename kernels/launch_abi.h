@@ -31,14 +31,10 @@ inline constexpr uint32_t kLaunchAbiKMajorScales = 1;
 // (Its loader only parses a tile text, so 16-token ksplit tiles, planned
 // since v20, need nothing newer.)
 inline constexpr uint32_t kLaunchAbiKSplitTiles = 2;
-// The client reads streamk tile texts (planner v26): the launch's grid and
-// split-K buffers come from the plan as for any split tile, but a client
-// before it refuses the text when it loads the set.
-inline constexpr uint32_t kLaunchAbiStreamK = 3;
 // What this build's launchers (QuantizedLinear, LaunchKernel) pass. Bump
 // it, with a new constant above, whenever a planned kernel expects
 // arguments (or a tile text) an older client does not handle; requests
 // above it are refused (INVALID_ARGUMENT).
-inline constexpr uint32_t kCurrentLaunchAbi = kLaunchAbiStreamK;
+inline constexpr uint32_t kCurrentLaunchAbi = kLaunchAbiKSplitTiles;
 
 }  // namespace hummingd

@@ -25,22 +25,14 @@ absl::StatusOr<std::vector<PlanOverride>> ParsePlanOverrides(
   for (absl::string_view item : absl::StrSplit(text, ';', absl::SkipEmpty())) {
     const std::vector<absl::string_view> parts = absl::StrSplit(item, ':');
     PlanOverride entry;
-    absl::StatusOr<GemmTileConfig> tile =
-        parts.size() == 3 ? ParseGemmTileText(std::string(parts[1]))
-                          : absl::InvalidArgumentError("no tile");
-    // Stream-K tiles count workers (ApplyPlanOverrides checks them against
-    // the layer's units of work), split-K tiles splits.
-    const int64_t max_splits = tile.ok() && tile->stream_k ? 65535 : 16;
     if (parts.size() != 3 || !absl::SimpleAtoi(parts[0], &entry.m_max) ||
         entry.m_max < 1 || !absl::SimpleAtoi(parts[2], &entry.splits) ||
-        entry.splits < 1 || entry.splits > max_splits) {
+        entry.splits < 1 || entry.splits > 16) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "--override: expected M_MAX:TILE_TEXT:SPLITS (splits 1..16; "
-          "streamk workers 2..65535), got '",
+          "--override: expected M_MAX:TILE_TEXT:SPLITS (splits 1..16), got '",
           item, "'"));
     }
-    RETURN_IF_ERROR(tile.status());
-    entry.tile = *tile;
+    ASSIGN_OR_RETURN(entry.tile, ParseGemmTileText(std::string(parts[1])));
     overrides.push_back(entry);
   }
   return overrides;
@@ -88,18 +80,6 @@ absl::Status ApplyPlanOverrides(const KernelRequest& request,
       return absl::InvalidArgumentError(absl::StrCat(
           "--override: ksplit needs launch ABI ", kLaunchAbiKSplitTiles,
           " or later (the request has ", request.launch_abi, ")"));
-    }
-    // Workers without a unit of work would hang the sums they are counted
-    // in (the kernel traps).
-    if (override_entry.tile.stream_k) {
-      RETURN_IF_ERROR(StreamKSlots(override_entry.tile, request.shape.n,
-                                   request.shape.k, override_entry.splits)
-                          .status());
-      if (request.launch_abi < kLaunchAbiStreamK) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "--override: streamk needs launch ABI ", kLaunchAbiStreamK,
-            " or later (the request has ", request.launch_abi, ")"));
-      }
     }
     // The kernel would refuse it at compile time (a static_assert).
     if (!WgmmaKSplitHoldsScalePeriods(override_entry.tile, request.spec,

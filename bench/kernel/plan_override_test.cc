@@ -52,16 +52,10 @@ TEST(PlanOverrideTest, ParsesRangesTilesAndSplits) {
   EXPECT_EQ((*parsed)[0].tile.block_k, 64);
   EXPECT_EQ((*parsed)[1].m_max, 8);
   EXPECT_TRUE(ParsePlanOverrides("")->empty());
-  // Stream-K tiles count workers, one or two slots per SM.
-  parsed = ParsePlanOverrides(std::string("16:") + kTile16 + ",streamk:264");
-  ASSERT_TRUE(parsed.ok()) << parsed.status();
-  EXPECT_TRUE((*parsed)[0].tile.stream_k);
-  EXPECT_EQ((*parsed)[0].splits, 264);
   for (const std::string& bad :
        {std::string("16:") + kTile16, std::string("x:") + kTile16 + ":4",
         std::string("16:") + kTile16 + ":0",
-        std::string("16:") + kTile16 + ":17", std::string("16:tile=bad:4"),
-        std::string("16:") + kTile16 + ",streamk:65536"}) {
+        std::string("16:") + kTile16 + ":17", std::string("16:tile=bad:4")}) {
     EXPECT_EQ(ParsePlanOverrides(bad).status().code(),
               absl::StatusCode::kInvalidArgument)
         << bad;
@@ -90,35 +84,6 @@ TEST(PlanOverrideTest, ReplacesOnlyTheNamedRangeWithACompiledKernel) {
   absl::StatusOr<CubinInfo> info = InspectCubin(kernel.cubin());
   ASSERT_TRUE(info.ok()) << info.status();
   EXPECT_EQ(info->ArchName(), "sm_90a");
-}
-
-// Stream-K workers: one n-block row of blocks, the workers along z, and a
-// count the layer's units of work bound (8192 x 8192 in 256-row blocks of
-// 64-column k-tiles, a 6-stage ring's lead of 4: 32 x 32 units); and only
-// for clients that read the option.
-TEST(PlanOverrideTest, StreamKTilesLaunchTheirWorkers) {
-  const KernelRequest request = W4Request();
-  v1::KernelSet set = TwoRanges();
-  const std::string tile = std::string(kTile16) + ",streamk";
-  ASSERT_TRUE(ApplyPlanOverrides(
-                  request, *ParsePlanOverrides("16:" + tile + ":264"), set)
-                  .ok());
-  const v1::Kernel& kernel = set.kernels(1);
-  EXPECT_EQ(kernel.config(), tile);
-  EXPECT_EQ(kernel.launch().grid_y(), 1);
-  EXPECT_EQ(kernel.launch().grid_z(), 264);
-  EXPECT_GT(kernel.launch().workspace_bytes_per_m_block(), 0);
-  EXPECT_GT(kernel.launch().counter_bytes_per_m_block(), 0);
-  EXPECT_EQ(ApplyPlanOverrides(request,
-                               *ParsePlanOverrides("16:" + tile + ":1025"), set)
-                .code(),
-            absl::StatusCode::kOutOfRange);
-  KernelRequest k_split_abi = request;
-  k_split_abi.launch_abi = kLaunchAbiKSplitTiles;
-  EXPECT_EQ(ApplyPlanOverrides(k_split_abi,
-                               *ParsePlanOverrides("16:" + tile + ":264"), set)
-                .code(),
-            absl::StatusCode::kInvalidArgument);
 }
 
 TEST(PlanOverrideTest, RefusesUnknownRangesAndIllegalTiles) {

@@ -15,65 +15,6 @@ namespace hummingd::device {
 
 #if defined(__CUDA_ARCH__)
 
-// The pieces of a split-K (or stream-K) meeting. A block's partial is its
-// threads' accumulators, float4 i of thread t at
-// g_slot + (i * kThreads + t) * 4.
-template <int kThreads, int kValues>
-HUMMINGD_DEVICE void store_partial(const float (&r_acc)[kValues], float* g_slot,
-                                   int thread) {
-  static_assert(kValues % 4 == 0, "whole float4s");
-  HUMMINGD_UNROLL
-  for (int i = 0; i < kValues / 4; ++i) {
-    store_global_cg_v4(g_slot + (i * kThreads + thread) * 4, r_acc + 4 * i);
-  }
-}
-
-// Thread 0's arrival at a tile's counter, after a block barrier that
-// ordered the block's partial stores before it: its release (cumulative
-// over what the barrier ordered) publishes the whole block's partials at
-// GPU scope; the last block's acquire, then its barrier, make every other
-// block's partials visible to all its threads. One acq_rel atomic per block
-// instead of a full fence per thread. Returns the arrivals before this one.
-HUMMINGD_DEVICE u32 arrive_at_counter(u32* g_counter) {
-  u32 arrived;
-  asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;"
-               : "=r"(arrived)
-               : "l"(g_counter)
-               : "memory");
-  return arrived;
-}
-
-// r_acc = the sum of the `count` partials at g_slots + z * slot_stride, in
-// slot order, read kBatch at a time (one L2 round trip per float4 and
-// batch); the block's own partial is read back with the others, so the sums
-// need no second set of registers.
-template <int kThreads, int kValues, int kBatch>
-HUMMINGD_DEVICE void sum_partials(float (&r_acc)[kValues], const float* g_slots,
-                                  i64 slot_stride, int count, int thread) {
-  HUMMINGD_UNROLL
-  for (int i = 0; i < kValues; ++i) r_acc[i] = 0.0f;
-  for (int z0 = 0; z0 < count; z0 += kBatch) {
-    HUMMINGD_UNROLL
-    for (int i = 0; i < kValues / 4; ++i) {
-      float r_part[kBatch][4];
-      HUMMINGD_UNROLL
-      for (int b = 0; b < kBatch; ++b) {
-        if (z0 + b < count) {
-          load_global_cg_v4(
-              g_slots + (z0 + b) * slot_stride + (i * kThreads + thread) * 4,
-              r_part[b]);
-        }
-      }
-      HUMMINGD_UNROLL
-      for (int b = 0; b < kBatch; ++b) {
-        if (z0 + b >= count) break;
-        HUMMINGD_UNROLL
-        for (int e = 0; e < 4; ++e) r_acc[4 * i + e] += r_part[b][e];
-      }
-    }
-  }
-}
-
 // Publishes this split's accumulators and, in the block that completes the
 // tile, replaces them by the sum over all splits. Returns false in every
 // other block (which must then exit). Every thread of the block calls.
@@ -89,10 +30,24 @@ HUMMINGD_DEVICE bool split_k_reduce(float (&r_acc)[kValues], float* g_slots,
   static_assert(kValues % 4 == 0, "whole float4s");
   __shared__ u32 s_is_last;
   auto slot = [&](int z) { return g_slots + z * slot_stride; };
-  store_partial<kThreads>(r_acc, slot(split), thread);
+  float* g_mine = slot(split);
+  HUMMINGD_UNROLL
+  for (int i = 0; i < kValues / 4; ++i) {
+    store_global_cg_v4(g_mine + (i * kThreads + thread) * 4, r_acc + 4 * i);
+  }
+  // The barrier orders every thread's partial before thread 0's arrival,
+  // whose release (cumulative over what the barrier ordered) publishes the
+  // whole block's partials at GPU scope; the last block's acquire, then its
+  // barrier, make every other block's partials visible to all its threads.
+  // One acq_rel atomic per block instead of a full fence per thread.
   __syncthreads();
   if (thread == 0) {
-    s_is_last = arrive_at_counter(g_counter) == static_cast<u32>(splits - 1);
+    u32 arrived;
+    asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;"
+                 : "=r"(arrived)
+                 : "l"(g_counter)
+                 : "memory");
+    s_is_last = arrived == static_cast<u32>(splits - 1);
   }
   __syncthreads();
   if (!s_is_last) return false;
@@ -154,21 +109,18 @@ HUMMINGD_DEVICE bool split_k_reduce(float (&r_acc)[kValues], float* g_slots,
 
 // split_k_reduce for the block tile at (block_m, block_n) of a
 // kBlockRows x kBlockCols tiling of an N-wide output: its slots in the
-// workspace and its arrival counter (schedule/split_k.cuh's layout, with
-// slot_splits partials per tile: `splits` for split-K, stream_k_slots for
-// stream-K, whose n-blocks have `splits` workers each, at most that many).
+// workspace and its arrival counter (schedule/split_k.cuh's layout).
 // r_flat: the thread's accumulators, in any fixed order.
 template <int kThreads, int kBlockRows, int kBlockCols, i64 kN, int kValues>
 HUMMINGD_DEVICE bool reduce_split_k_tile(float (&r_flat)[kValues],
                                          void* g_workspace, u32* g_counters,
                                          u32 block_m, u32 block_n, u32 split,
-                                         u32 splits, u32 thread,
-                                         u32 slot_splits) {
+                                         u32 splits, u32 thread) {
   constexpr i64 kNBlocks = kN / kBlockCols;
   constexpr i64 kTileElems = static_cast<i64>(kBlockRows) * kBlockCols;
   float* g_slots =
       static_cast<float*>(g_workspace) +
-      block_m * split_k_block_floats(kNBlocks, slot_splits, kTileElems) +
+      block_m * split_k_block_floats(kNBlocks, splits, kTileElems) +
       block_n * kTileElems;
   u32* g_counter =
       g_counters +

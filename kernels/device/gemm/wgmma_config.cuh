@@ -13,7 +13,6 @@
 #include "arch/platform.cuh"
 #include "gemm/wna16_config.cuh"
 #include "pack/gemm_layout.cuh"
-#include "schedule/stream_k.cuh"
 
 namespace hummingd::device {
 
@@ -90,22 +89,14 @@ HUMMINGD_HD constexpr int wgmma_chunk_bytes(int lead, int block_n,
          16;
 }
 
-// Chunk buffers after the ring: two, and three for stream-K tiles, whose
-// segments may end in a chunk shorter than the ring's lead
-// (gemm/wgmma_gemm.cuh).
-HUMMINGD_HD constexpr int wgmma_chunk_buffers(bool stream_k) {
-  return stream_k ? 3 : 2;
-}
-
-// Dynamic shared memory of a launch: the stages, the chunk buffers
+// Dynamic shared memory of a launch: the stages, the two chunk buffers
 // (chunk_bytes each: the block's scale windows, then its zero-point
 // windows), one 8-byte mbarrier per stage (the weights' bulk copies
 // complete on it), and the slack that aligns the first stage to 1024
 // bytes.
 HUMMINGD_HD constexpr int wgmma_shared_bytes(int stages, int stage_bytes,
-                                             int chunk_bytes,
-                                             int chunk_buffers) {
-  return stages * stage_bytes + chunk_buffers * chunk_bytes + stages * 8 +
+                                             int chunk_bytes) {
+  return stages * stage_bytes + 2 * chunk_bytes + stages * 8 +
          kWgmmaSharedAlign;
 }
 
@@ -145,12 +136,9 @@ HUMMINGD_HD constexpr int wgmma_scale_entries(long long scale_tile_k,
 // holds kBlockN = 16 * warps / kWarpSplitK_ rows over the whole of its
 // K range and the slices meet in shared memory at the end: a layer needs
 // no split-K to fill the machine (bench/decode-notes.md v46).
-// kStreamK_: the launch's z blocks are stream-K workers over every n-block
-// (schedule/stream_k.cuh) instead of split-K splits of one n-block each.
 template <int kTokens_, int kBlockN_, int kBlockK_, int kWarpgroups_,
           int kStages_, bool kBulkWeights_ = false, bool kPrescaled_ = false,
-          bool kKMajorScales_ = false, int kWarpSplitK_ = 1,
-          bool kStreamK_ = false>
+          bool kKMajorScales_ = false, int kWarpSplitK_ = 1>
 struct WgmmaTile {
   static constexpr int kTokens = kTokens_;
   static constexpr int kBlockM = kTokens_;
@@ -162,7 +150,6 @@ struct WgmmaTile {
   static constexpr bool kPrescaled = kPrescaled_;
   static constexpr bool kKMajorScales = kKMajorScales_;
   static constexpr int kWarpSplitK = kWarpSplitK_;
-  static constexpr bool kStreamK = kStreamK_;
 };
 
 template <class Format_, class Tile_, i64 kN_, i64 kK_>
@@ -246,12 +233,8 @@ struct WgmmaConfig : GemmScaleTiling<Format_, kN_, kK_> {
       (kN / kScaleTileN) * kScaleColumns * kScaleElementBytes;
   static constexpr i64 kZeroTensorBytes =
       (kN / kScaleTileN) * kScaleColumns * kZeroElementBytes;
-  static constexpr int kChunkBuffers = wgmma_chunk_buffers(Tile::kStreamK);
-  static constexpr int kSharedBytes = wgmma_shared_bytes(
-      Tile::kStages, kStageBytes, kChunkBytes, kChunkBuffers);
-  // Stream-K: k-tiles per unit of work, and units per n-block.
-  static constexpr int kStreamKUnitTiles = stream_k_unit_tiles(kKTiles, kAhead);
-  static constexpr int kStreamKTileUnits = kKTiles / kStreamKUnitTiles;
+  static constexpr int kSharedBytes =
+      wgmma_shared_bytes(Tile::kStages, kStageBytes, kChunkBytes);
 
   static_assert(kTokens == 8 || kTokens == 16 || kTokens == 32 || kTokens == 64,
                 "token tiles of 8, 16, 32 or 64 (wgmma n)");
@@ -287,10 +270,6 @@ struct WgmmaConfig : GemmScaleTiling<Format_, kN_, kK_> {
                 "the copy runs two tiles behind the wgmma reads");
   static_assert(kChunkTiles >= kAhead,
                 "two chunk buffers: a chunk spans at least the ring's lead");
-  static_assert(!Tile::kStreamK || (kWarpSplitK == 1 && !Tile::kBulkWeights &&
-                                    kStreamKUnitTiles >= kAhead),
-                "stream-K: warps own whole k-tiles (the k-split sum uses the "
-                "ring), cp.async weights, units of at least the ring's lead");
 
   // The n-unit of the block (0 .. kRowUnits - 1) whose 16 rows warp `warp`
   // computes in row block r, and the k-slice of each tile it computes.

@@ -151,7 +151,7 @@ HUMMINGD_DEVICE void run_wna16_gemm(const GemmArgs& args, u32 thread,
     if (!reduce_split_k_tile<Config::kThreads, Tile::kBlockM, Tile::kBlockN,
                              Config::kN>(r_flat, args.workspace,
                                          args.split_counters, block_m, block_n,
-                                         split, splits, thread, splits)) {
+                                         split, splits, thread)) {
       return;
     }
   }

@@ -198,24 +198,19 @@ struct WgmmaStageCopier {
 
   // Copies the scale (and zero-point) windows of the chunk whose first
   // k-tile is first_tile into the chunk buffer s_chunk (cp.async, in the
-  // caller's commit group), for the rows of the copier's block, or (a
-  // stream-K segment past the first) of the block at rows_n0.
+  // caller's commit group).
   HUMMINGD_DEVICE void copy_chunk(u32 s_chunk, int first_tile) const {
-    copy_chunk(s_chunk, first_tile, n0);
-  }
-  HUMMINGD_DEVICE void copy_chunk(u32 s_chunk, int first_tile,
-                                  i64 rows_n0) const {
     const i64 first_col = wgmma_chunk_first_column<Config>(first_tile);
     if constexpr (Tile::kKMajorScales) {
-      copy_k_major_columns(s_chunk, first_col, rows_n0);
+      copy_k_major_columns(s_chunk, first_col);
       return;
     }
     copy_windows<Config::kScaleWindowWords, Config::kScaleElementBytes>(
-        s_chunk, g_scales, Config::kScaleTensorBytes, first_col, rows_n0);
+        s_chunk, g_scales, Config::kScaleTensorBytes, first_col);
     if constexpr (Config::kZeroWords) {
       copy_windows<Config::kZeroWindowWords, Config::kZeroElementBytes>(
           s_chunk + Config::kOffsetChunkZeros, g_zeros,
-          Config::kZeroTensorBytes, first_col, rows_n0);
+          Config::kZeroTensorBytes, first_col);
     }
   }
 
@@ -223,8 +218,7 @@ struct WgmmaStageCopier {
   // k-major scales: column first_col + c of the block's rows is kBlockN
   // contiguous elements, copied to s_chunk + c * kScaleColumnStride;
   // columns past the tensor are zero-filled.
-  HUMMINGD_DEVICE void copy_k_major_columns(u32 s_chunk, i64 first_col,
-                                            i64 rows_n0) const {
+  HUMMINGD_DEVICE void copy_k_major_columns(u32 s_chunk, i64 first_col) const {
     constexpr int kBytes = Config::kScaleElementBytes;
     constexpr int kPiecesPerCol = Tile::kBlockN * kBytes / 16;
     constexpr int kPieces = Config::kChunkCols * kPiecesPerCol;
@@ -236,16 +230,16 @@ struct WgmmaStageCopier {
       const int piece = id % kPiecesPerCol;
       const i64 col = first_col + c;
       const bool inside = col < Config::kScaleColumns;
-      const i64 src = (col * Config::kN + rows_n0) * kBytes + piece * 16;
+      const i64 src = (col * Config::kN + n0) * kBytes + piece * 16;
       copy_16_async_bytes(s_chunk + c * Config::kScaleColumnStride + piece * 16,
-                          g_scales + (inside ? src : 0), inside ? 16u : 0u);
+                          g_scales + (inside ? src : 0),
+                          inside ? 16u : 0u);
     }
   }
 
   template <int kWords, int kElementBytes>
   HUMMINGD_DEVICE void copy_windows(u32 s_windows, const u8* g_tensor,
-                                    i64 tensor_bytes, i64 first_col,
-                                    i64 rows_n0) const {
+                                    i64 tensor_bytes, i64 first_col) const {
     constexpr int kItems = Tile::kBlockN * kWords;
     HUMMINGD_UNROLL
     for (int i = 0; i < (kItems + kThreads - 1) / kThreads; ++i) {
@@ -253,7 +247,7 @@ struct WgmmaStageCopier {
       if (kItems % kThreads != 0 && id >= kItems) break;
       const int row = id / kWords;
       const i64 src =
-          wgmma_window_base<Config, kElementBytes>(rows_n0 + row, first_col) +
+          wgmma_window_base<Config, kElementBytes>(n0 + row, first_col) +
           16 * (id % kWords);
       const i64 left = tensor_bytes - src;
       const u32 bytes = left >= 16 ? 16u

@@ -8,7 +8,6 @@
 
 #include "gtest/gtest.h"
 #include "kernels/gemm_config.h"
-#include "kernels/gemm_decode_plan.h"
 #include "kernels/planner.h"
 #include "kernels/quant_spec.h"
 #include "tests/unit/kernels/gemm/gemm_request.h"
@@ -184,63 +183,6 @@ TEST(GemmConfigTextTest, ParsesOnlyTheCanonicalForm) {
   EXPECT_FALSE(ValidateGemmTile(tile, 64, 96).ok());  // K % BK
   tile.block_k = 96;
   EXPECT_FALSE(ValidateGemmTile(tile, 64, 192).ok());
-}
-
-// streamk: the last wgmma option, text round trip, and refused on tiles
-// whose skeleton cannot run it (mma.sync, k-split warps, bulk copies). Its
-// workers must each get a unit of work, and the workspace holds the
-// partials of as many workers as can share an n-block.
-TEST(GemmConfigTextTest, StreamKTilesAndWorkers) {
-  absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(
-      "tile=16x128x256,warps=1x8,stages=4,mma=wgmma,blocks=3,streamk");
-  ASSERT_TRUE(tile.ok()) << tile.status();
-  EXPECT_TRUE(tile->stream_k);
-  EXPECT_EQ(tile->blocks_per_sm, 3);
-  EXPECT_EQ(FormatGemmTileText(*tile),
-            "tile=16x128x256,warps=1x8,stages=4,mma=wgmma,blocks=3,streamk");
-  EXPECT_TRUE(ValidateGemmTile(*tile, 28672, 8192).ok());
-  for (const char* bad :
-       {"tile=16x128x256,warps=1x8,stages=4,streamk",
-        "tile=16x128x256,warps=1x8,stages=4,mma=wgmma,streamk,blocks=3",
-        "tile=16x128x256,warps=1x8,stages=4,mma=wgmma,streamk,streamk"}) {
-    EXPECT_EQ(ParseGemmTileText(bad).status().code(),
-              absl::StatusCode::kInvalidArgument)
-        << bad;
-  }
-  for (const char* refused :
-       {"tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4,streamk",
-        "tile=16x128x256,warps=1x8,stages=4,mma=wgmma,copy=bulk,streamk"}) {
-    absl::StatusOr<GemmTileConfig> parsed = ParseGemmTileText(refused);
-    ASSERT_TRUE(parsed.ok()) << refused << ": " << parsed.status();
-    EXPECT_EQ(ValidateGemmTile(*parsed, 28672, 8192).code(),
-              absl::StatusCode::kInvalidArgument)
-        << refused;
-  }
-  // 224 n-blocks x 16 units of two 256-column k-tiles (the 4-stage ring's
-  // lead): 3584 units.
-  EXPECT_EQ(StreamKUnits(*tile, 28672, 8192), 3584);
-  EXPECT_EQ(*StreamKSlots(*tile, 28672, 8192, 264), 3);
-  EXPECT_EQ(*StreamKSlots(*tile, 28672, 8192, 3584), 16);  // a unit each
-  EXPECT_EQ(StreamKSlots(*tile, 28672, 8192, 3585).status().code(),
-            absl::StatusCode::kOutOfRange);
-  EXPECT_EQ(StreamKSlots(*tile, 28672, 8192, 1).status().code(),
-            absl::StatusCode::kOutOfRange);
-  const QuantSpec spec =
-      Canonicalize(*ParseSpecText("weight=uint4,group=128,scale=fp16"));
-  LayerShape shape;
-  shape.n = 28672;
-  shape.k = 8192;
-  const PlanEntry entry =
-      MakeGemmPlanEntry(9, 16, *tile, spec, shape, 264, 227 * 1024);
-  EXPECT_EQ(entry.launch.grid_y, 1);
-  EXPECT_EQ(entry.launch.grid_z, 264);
-  EXPECT_EQ(entry.launch.workspace_bytes_per_m_block,
-            int64_t{3} * 224 * 16 * 128 * 4);
-  EXPECT_EQ(entry.launch.counter_bytes_per_m_block, int64_t{28672 / 16} * 4);
-  // The third chunk buffer.
-  GemmTileConfig split_k = *tile;
-  split_k.stream_k = false;
-  EXPECT_GT(tile->SharedBytes(spec), split_k.SharedBytes(spec));
 }
 
 }  // namespace

@@ -167,20 +167,6 @@ TEST(WgmmaConfigTest, HostSharedBytesMatchTheKernelLayout) {
       hd::WgmmaConfig<W4, hd::WgmmaTile<8, 256, 128, 2, 4>, 8192, 8192>;
   EXPECT_EQ(Plain::warp_row_unit(5, 1), 13);
   EXPECT_EQ(Plain::warp_k_slice(5), 0);
-  // Stream-K: a third chunk buffer; units of two 256-column k-tiles (the
-  // ring's lead) on 28672 x 8192.
-  using StreamK = hd::WgmmaConfig<
-      W4, hd::WgmmaTile<16, 128, 256, 2, 4, false, false, false, 1, true>,
-      28672, 8192>;
-  ExpectHostAgrees<StreamK>(
-      "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
-      "tile=16x128x256,warps=1x8,stages=4,mma=wgmma,streamk");
-  EXPECT_EQ(StreamK::kChunkBuffers, 3);
-  EXPECT_EQ(StreamK::kStreamKUnitTiles, 2);
-  EXPECT_EQ(StreamK::kStreamKTileUnits, 16);
-  using SplitK =
-      hd::WgmmaConfig<W4, hd::WgmmaTile<16, 128, 256, 2, 4>, 28672, 8192>;
-  EXPECT_EQ(StreamK::kSharedBytes - SplitK::kSharedBytes, SplitK::kChunkBytes);
 }
 
 TEST(WgmmaConfigTest, ChunkWindowsHoldEveryElementTheirTilesRead) {
