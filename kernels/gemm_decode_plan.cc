@@ -100,9 +100,13 @@ int64_t ChooseSplitK(int64_t blocks, int64_t k_tiles, int64_t slots,
   // (28672 x 8192 W4 at M = 1: 2 splits in one wave 36.7 µs, 3 splits 39.9,
   // 7 splits in three waves 39.2; at M = 16, no split 44.6 against 7 splits
   // 52.5; bench/results/tile-sweep-a9fcdbf.md). Layers with more blocks than
-  // slots (N > 33792 at BN 128) keep the fill-based choice: unmeasured.
-  if (blocks <= slots)
-    limit = std::max<int64_t>(1, std::min(limit, slots / blocks));
+  // slots (N > 33792 at BN 128) are not split at all: filling whole waves
+  // there took 5-18% longer than the unsplit grid's 1.7 waves (57344 x 8192,
+  // the plan's four splits in seven waves against one split, same tiles:
+  // W4 fp16 M = 1 77.6 against 70.2 µs, M = 16 85.9 / 78.0, M = 32 105.2 /
+  // 96.1; uint8 M = 16 138.1 / 123.9; bench/results/tile-sweep-decode-at.md).
+  if (blocks > slots) return 1;
+  limit = std::max<int64_t>(1, std::min(limit, slots / blocks));
   int64_t best = 1;
   double best_score = 0.0;
   for (int64_t splits = 1; splits <= limit; ++splits) {
@@ -432,13 +436,31 @@ std::optional<DecodeCandidate> LongSplitTileCandidate(
   const int64_t n_blocks = shape.n / 128;
   const int64_t k_tiles = shape.k / block_k;
   const int64_t two_per_sm = int64_t{2} * sm_count;
+  // Layers wider than a wave of blocks run unsplit (ChooseSplitK), and with
+  // 4-bit weights take these tiles too (57344 x 8192, unsplit, against the
+  // 128-column tiles unsplit, bench/results/tile-sweep-decode-at.md): fp16
+  // M = 1 63.5 against 70.2 µs, M = 16 74.1 / 78.0, M = 32 92.6 / 96.1; bf16
+  // M = 1 69.1 and M = 16 80.5 against the plan's 80.1 and 88.5 (split in
+  // seven waves; bf16's 8-k-tile limit was measured on one-wave grids). bf16
+  // at 32 tokens and 8-bit weights were not measured on such layers, and on
+  // 128256 x 4096 (16 k-tiles a row) the plan's 256-row k-major tiles won at
+  // 8 and 16 tokens (M = 1 64.5 against 66.9, M = 16 72.0 against 77.1).
+  const bool wider_than_a_wave = n_blocks > two_per_sm;
+  if (wider_than_a_wave &&
+      (eight_bit || k_tiles < 32 ||
+       (spec.activation_type == DataType::kBf16 && range.tokens == 32))) {
+    return std::nullopt;
+  }
   DecodeCandidate candidate;
   candidate.splits =
-      std::min<int64_t>({two_per_sm / n_blocks, k_tiles, int64_t{16}});
+      wider_than_a_wave
+          ? 1
+          : std::min<int64_t>({two_per_sm / n_blocks, k_tiles, int64_t{16}});
   if (candidate.splits < 1) return std::nullopt;
-  const bool fills_the_wave = 4 * n_blocks * candidate.splits >= 3 * two_per_sm;
-  const bool bf16_long =
-      spec.activation_type == DataType::kBf16 && k_tiles > 8 * candidate.splits;
+  const bool fills_the_wave =
+      wider_than_a_wave || 4 * n_blocks * candidate.splits >= 3 * two_per_sm;
+  const bool bf16_long = spec.activation_type == DataType::kBf16 &&
+                         !wider_than_a_wave && k_tiles > 8 * candidate.splits;
   const bool short_splits = range.tokens > 8 && k_tiles < 4 * candidate.splits;
   if (!fills_the_wave || bf16_long || short_splits) return std::nullopt;
   // The 8-bit tile is the one the sweeps ran, and the small layers' 8-bit
