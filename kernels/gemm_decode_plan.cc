@@ -100,12 +100,12 @@ int64_t ChooseSplitK(int64_t blocks, int64_t k_tiles, int64_t slots,
   // (28672 x 8192 W4 at M = 1: 2 splits in one wave 36.7 µs, 3 splits 39.9,
   // 7 splits in three waves 39.2; at M = 16, no split 44.6 against 7 splits
   // 52.5; bench/results/tile-sweep-a9fcdbf.md). Layers with more blocks than
-  // slots (N > 33792 at BN 128) are not split at all: filling whole waves
-  // there took 5-18% longer than the unsplit grid's 1.7 waves (57344 x 8192,
-  // the plan's four splits in seven waves against one split, same tiles:
-  // W4 fp16 M = 1 77.6 against 70.2 µs, M = 16 85.9 / 78.0, M = 32 105.2 /
-  // 96.1; uint8 M = 16 138.1 / 123.9; bench/results/tile-sweep-decode-at.md).
-  if (blocks > slots) return 1;
+  // slots (N > 33792 at BN 128) are not split at all (planner v26): filling
+  // whole waves there took 5-18% longer than the unsplit grid's 1.7 waves
+  // (57344 x 8192, the plan's four splits in seven waves against one split,
+  // same tiles: W4 fp16 M = 1 77.6 against 70.2 µs, M = 16 85.9 / 78.0,
+  // M = 32 105.2 / 96.1; uint8 M = 16 138.1 / 123.9;
+  // bench/results/tile-sweep-decode-wide.md).
   limit = std::max<int64_t>(1, std::min(limit, slots / blocks));
   int64_t best = 1;
   double best_score = 0.0;
@@ -436,19 +436,19 @@ std::optional<DecodeCandidate> LongSplitTileCandidate(
   const int64_t n_blocks = shape.n / 128;
   const int64_t k_tiles = shape.k / block_k;
   const int64_t two_per_sm = int64_t{2} * sm_count;
-  // Layers wider than a wave of blocks run unsplit (ChooseSplitK), and with
-  // 4-bit weights take these tiles too (57344 x 8192, unsplit, against the
-  // 128-column tiles unsplit, bench/results/tile-sweep-decode-at.md): fp16
-  // M = 1 63.5 against 70.2 µs, M = 16 74.1 / 78.0, M = 32 92.6 / 96.1; bf16
-  // M = 1 69.1 and M = 16 80.5 against the plan's 80.1 and 88.5 (split in
-  // seven waves; bf16's 8-k-tile limit was measured on one-wave grids). bf16
-  // at 32 tokens and 8-bit weights were not measured on such layers, and on
-  // 128256 x 4096 (16 k-tiles a row) the plan's 256-row k-major tiles won at
-  // 8 and 16 tokens (M = 1 64.5 against 66.9, M = 16 72.0 against 77.1).
+  // Layers wider than a wave of blocks run unsplit (ChooseSplitK). Unsplit
+  // there, these tiles won only at 32 tokens with 4-bit weights and fp16
+  // (57344 x 8192: 91.2 against 96.1 µs for 32x128x128; 128256 x 4096: 97.5
+  // against 99.6) and at 8 tokens with 8-bit ones (uint8 57344 x 8192:
+  // 117.3 against 126.5 for the k-major 8x256x64); at 8 and 16 tokens the
+  // 256-row k-major tiles won (57344 x 8192 fp16 M = 1 58.5 against 62.7,
+  // M = 16 67.0 against 73.5; bf16 M = 1 63.8 against 69.2; 128256 x 4096
+  // fp16 M = 1 64.5 against 66.9, M = 16 72.0 against 77.1;
+  // bench/results/tile-sweep-decode-wide.md, sweeps at and au). bf16
+  // (unmeasured against them there) keeps its limit of 8 k-tiles per split
+  // below, which rules them out wherever K > 2048.
   const bool wider_than_a_wave = n_blocks > two_per_sm;
-  if (wider_than_a_wave &&
-      (eight_bit || k_tiles < 32 ||
-       (spec.activation_type == DataType::kBf16 && range.tokens == 32))) {
+  if (wider_than_a_wave && !eight_bit && range.tokens != 32) {
     return std::nullopt;
   }
   DecodeCandidate candidate;
@@ -459,8 +459,8 @@ std::optional<DecodeCandidate> LongSplitTileCandidate(
   if (candidate.splits < 1) return std::nullopt;
   const bool fills_the_wave =
       wider_than_a_wave || 4 * n_blocks * candidate.splits >= 3 * two_per_sm;
-  const bool bf16_long = spec.activation_type == DataType::kBf16 &&
-                         !wider_than_a_wave && k_tiles > 8 * candidate.splits;
+  const bool bf16_long =
+      spec.activation_type == DataType::kBf16 && k_tiles > 8 * candidate.splits;
   const bool short_splits = range.tokens > 8 && k_tiles < 4 * candidate.splits;
   if (!fills_the_wave || bf16_long || short_splits) return std::nullopt;
   // The 8-bit tile is the one the sweeps ran, and the small layers' 8-bit

@@ -798,14 +798,21 @@ TEST(GemmDecodePlanTest, LongSplitsOf16KbTilesFillOneWave) {
       << w6->entries[0].config.text;
 }
 
-// Layers with more 128-row n-blocks than block slots (planner v26, sweep at)
-// run unsplit at every decode range; with 4-bit weights and K >= 8192 (32
-// k-tiles of 256 columns) in the 16 KB k-tile tiles at 8 and 16 tokens, and at
-// 32 with fp16 activations. Narrower K keeps the 256-row k-major tiles
-// (128256 x 4096), 8-bit weights and bf16 at 32 tokens their default tiles.
+// Layers with more 128-row n-blocks than block slots (planner v26, sweeps at
+// and au) run unsplit at every decode range. The 16 KB k-tile tiles of the
+// long-split rule only where they won unsplit there: 32 tokens with 4-bit
+// weights and fp16 activations, 8 tokens with 8-bit weights; elsewhere the
+// default tiles (256-row k-major ones at 8 and 16 tokens).
 TEST(GemmDecodePlanTest, LayersWiderThanAWaveRunUnsplit) {
   EXPECT_EQ(ChooseSplitK(448, 64, 264, 4, 16, 0.0, 1.0), 1);
   EXPECT_EQ(ChooseSplitK(265, 64, 264, 4, 16, 0.0, 1.0), 1);
+  constexpr char kKMajor8[] =
+      "tile=8x256x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor";
+  constexpr char kKMajor16[] =
+      "tile=16x256x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor";
+  constexpr char kWideK32[] = "tile=32x128x256,warps=1x8,stages=3,mma=wgmma";
+  constexpr char kPlain32[] = "tile=32x128x128,warps=1x8,stages=4,mma=wgmma";
+  constexpr char kPlain64[] = "tile=64x128x128,warps=1x8,stages=4,mma=wgmma";
   struct Case {
     const char* spec;
     int64_t n, k;
@@ -815,32 +822,27 @@ TEST(GemmDecodePlanTest, LayersWiderThanAWaveRunUnsplit) {
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
        57344,
        8192,
-       {"tile=8x128x256,warps=1x8,stages=4,mma=wgmma",
-        "tile=16x128x256,warps=1x8,stages=4,mma=wgmma",
-        "tile=32x128x256,warps=1x8,stages=3,mma=wgmma",
-        "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"}},
+       {kKMajor8, kKMajor16, kWideK32, kPlain64}},
       {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16",
        57344,
        8192,
-       {"tile=8x128x256,warps=1x8,stages=4,mma=wgmma",
-        "tile=16x128x256,warps=1x8,stages=4,mma=wgmma",
-        "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
-        "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"}},
-      // 265 n-blocks of 128 rows: one more than a wave of two per SM.
-      {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16",
-       265 * 128,
+       {kKMajor8, kKMajor16, kPlain32, kPlain64}},
+      // 266 n-blocks of 128 rows (133 of 256): just over a wave of two
+      // per SM.
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
+       266 * 128,
        8192,
-       {"tile=8x128x256,warps=1x8,stages=4,mma=wgmma",
-        "tile=16x128x256,warps=1x8,stages=4,mma=wgmma",
-        "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
-        "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"}},
+       {kKMajor8, kKMajor16, kWideK32, kPlain64}},
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
        128256,
        4096,
-       {"tile=8x256x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor",
-        "tile=16x256x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor",
-        "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
-        "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"}},
+       {kKMajor8, kKMajor16, kWideK32, kPlain64}},
+      {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16",
+       57344,
+       8192,
+       {"tile=8x128x128,warps=1x8,stages=4,mma=wgmma",
+        "tile=16x128x128,warps=1x8,stages=4,mma=wgmma", kPlain32,
+        "tile=64x128x64,warps=1x8,stages=6,mma=wgmma,scales=pre"}},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(::testing::Message()
@@ -852,31 +854,16 @@ TEST(GemmDecodePlanTest, LayersWiderThanAWaveRunUnsplit) {
       EXPECT_EQ(plan->entries[i].launch.grid_z, 1) << "range " << i;
     }
   }
-  // 264 n-blocks fill the wave: bf16 keeps its limit of 8 k-tiles per split
-  // (the 256-row k-major tile); 31 k-tiles a row keep the default tiles.
+  // 264 n-blocks fill one wave: the one-wave rules hold (the long-split
+  // tiles at 8 and 16 tokens; bf16 limited to 8 k-tiles per split, so its
+  // 32-token tile is the plain one).
   absl::StatusOr<Plan> one_wave = PlanKernels(Request(
-      "weight=uint4,group=128,scale=bf16,act=bf16,out=bf16", 264 * 128, 8192));
+      "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 264 * 128, 8192));
   ASSERT_TRUE(one_wave.ok()) << one_wave.status();
-  EXPECT_EQ(one_wave->entries[0].config.text.find("x128x256"),
-            std::string::npos)
-      << one_wave->entries[0].config.text;
-  absl::StatusOr<Plan> short_rows = PlanKernels(Request(
-      "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 57344, 7936));
-  ASSERT_TRUE(short_rows.ok()) << short_rows.status();
-  for (int i = 0; i < 3; ++i) {
-    EXPECT_EQ(short_rows->entries[i].config.text.find("x256,"),
-              std::string::npos)
-        << short_rows->entries[i].config.text;
-    EXPECT_EQ(short_rows->entries[i].launch.grid_z, 1);
-  }
-  // 8-bit weights: unsplit, in their default tiles (none of the 16 KB
-  // k-tile rule's).
-  absl::StatusOr<Plan> w8 =
-      PlanKernels(Request("weight=uint8,group=128,scale=fp16", 57344, 8192));
-  ASSERT_TRUE(w8.ok()) << w8.status();
-  for (int i = 0; i < 4; ++i) {
-    EXPECT_EQ(w8->entries[i].launch.grid_z, 1) << "range " << i;
-  }
+  EXPECT_EQ(one_wave->entries[0].config.text,
+            "tile=8x128x256,warps=1x8,stages=4,mma=wgmma");
+  EXPECT_EQ(one_wave->entries[1].config.text,
+            "tile=16x128x256,warps=1x8,stages=4,mma=wgmma");
 }
 
 // k-major scales (planner v12) on the 256-row tiles of specs whose kernel
