@@ -10,6 +10,7 @@
 #include "common/status_macros.h"
 #include "kernels/gemm_decode_ksplit.h"
 #include "kernels/gemm_decode_rules.h"
+#include "kernels/k_major_scales.h"
 
 namespace hummingd {
 namespace {
@@ -100,12 +101,14 @@ int64_t ChooseSplitK(int64_t blocks, int64_t k_tiles, int64_t slots,
   // (28672 x 8192 W4 at M = 1: 2 splits in one wave 36.7 µs, 3 splits 39.9,
   // 7 splits in three waves 39.2; at M = 16, no split 44.6 against 7 splits
   // 52.5; bench/results/tile-sweep-a9fcdbf.md). Layers with more blocks than
-  // slots (N > 33792 at BN 128) are not split at all (planner v26): filling
-  // whole waves there took 5-18% longer than the unsplit grid's 1.7 waves
-  // (57344 x 8192, the plan's four splits in seven waves against one split,
+  // slots are not split at all (planner v26): filling whole waves there took
+  // 9-10% longer than the unsplit grid's 1.7 waves (57344 x 8192 in 128-row
+  // blocks, the v25 plan's four splits in seven waves against one split,
   // same tiles: W4 fp16 M = 1 77.6 against 70.2 µs, M = 16 85.9 / 78.0,
-  // M = 32 105.2 / 96.1; uint8 M = 16 138.1 / 123.9;
-  // bench/results/tile-sweep-decode-wide.md).
+  // M = 32 105.2 / 96.1; uint8 M = 16 138.1 / 123.9; bench/results/
+  // tile-sweep-decode-wide.md, sweep at). Measured with uint4 in groups of
+  // 128 and uint8; other specs, and 64-row blocks (N not a multiple of 128,
+  // so from N > 16896), follow unmeasured.
   limit = std::max<int64_t>(1, std::min(limit, slots / blocks));
   int64_t best = 1;
   double best_score = 0.0;
@@ -436,19 +439,27 @@ std::optional<DecodeCandidate> LongSplitTileCandidate(
   const int64_t n_blocks = shape.n / 128;
   const int64_t k_tiles = shape.k / block_k;
   const int64_t two_per_sm = int64_t{2} * sm_count;
-  // Layers wider than a wave of blocks run unsplit (ChooseSplitK). Unsplit
-  // there, these tiles won only at 32 tokens with 4-bit weights and fp16
-  // (57344 x 8192: 91.2 against 96.1 µs for 32x128x128; 128256 x 4096: 97.5
-  // against 99.6) and at 8 tokens with 8-bit ones (uint8 57344 x 8192:
-  // 117.3 against 126.5 for the k-major 8x256x64); at 8 and 16 tokens the
-  // 256-row k-major tiles won (57344 x 8192 fp16 M = 1 58.5 against 62.7,
-  // M = 16 67.0 against 73.5; bf16 M = 1 63.8 against 69.2; 128256 x 4096
-  // fp16 M = 1 64.5 against 66.9, M = 16 72.0 against 77.1;
-  // bench/results/tile-sweep-decode-wide.md, sweeps at and au). bf16
-  // (unmeasured against them there) keeps its limit of 8 k-tiles per split
-  // below, which rules them out wherever K > 2048.
+  // Layers wider than a wave of blocks run unsplit (ChooseSplitK).
+  // Unsplit there, these tiles beat the plain 128-row ones (57344 x 8192,
+  // sweep at: fp16 M = 1 63.5 against 70.2 µs, M = 16 74.1 / 78.0, M = 32
+  // 92.6 / 96.1; uint8 M = 1 122.3 for 8x128x128 s8 against 129.0 for the
+  // v25 plan's 8x128x64 s11 in four splits), but at 8 and 16 tokens the
+  // 256-row k-major tiles beat them (sweep au: fp16 M = 1 58.5 against 62.7,
+  // M = 16 67.0 against 73.5; bf16 M = 1 63.8 against 69.2; 128256 x 4096,
+  // sweep at: M = 1 64.5 against 66.9, M = 16 72.0 against 77.1), and those
+  // are the default there where N is a multiple of 256 and the spec takes
+  // k-major scales. 8-bit weights at 8 tokens keep them (uint8 8x128x128 s4
+  // 117.3 against 126.5 for the k-major 8x256x64, sweep au; e4m3 and the
+  // other 8-bit specs unmeasured there). bench/results/
+  // tile-sweep-decode-wide.md. bf16 (unmeasured against them there at 16 and
+  // 32 tokens) keeps its limit of 8 k-tiles per split below, which rules
+  // them out wherever K > 2048.
   const bool wider_than_a_wave = n_blocks > two_per_sm;
-  if (wider_than_a_wave && !eight_bit && range.tokens != 32) {
+  const bool k_major_default =
+      shape.n % 256 == 0 &&
+      KMajorScaleSourceOf(spec) != KMajorScaleSource::kNone;
+  if (wider_than_a_wave && !eight_bit && range.tokens != 32 &&
+      k_major_default) {
     return std::nullopt;
   }
   DecodeCandidate candidate;

@@ -800,9 +800,11 @@ TEST(GemmDecodePlanTest, LongSplitsOf16KbTilesFillOneWave) {
 
 // Layers with more 128-row n-blocks than block slots (planner v26, sweeps at
 // and au) run unsplit at every decode range. The 16 KB k-tile tiles of the
-// long-split rule only where they won unsplit there: 32 tokens with 4-bit
-// weights and fp16 activations, 8 tokens with 8-bit weights; elsewhere the
-// default tiles (256-row k-major ones at 8 and 16 tokens).
+// long-split rule give way at 8 and 16 tokens to the default 256-row k-major
+// tiles where those apply (N a multiple of 256, one scale per row, no zero
+// points), and stay elsewhere: at 32 tokens with 4-bit weights and fp16
+// activations, at 8 tokens with 8-bit weights, and at 8 and 16 tokens on
+// layers without the k-major tiles.
 TEST(GemmDecodePlanTest, LayersWiderThanAWaveRunUnsplit) {
   EXPECT_EQ(ChooseSplitK(448, 64, 264, 4, 16, 0.0, 1.0), 1);
   EXPECT_EQ(ChooseSplitK(265, 64, 264, 4, 16, 0.0, 1.0), 1);
@@ -837,6 +839,19 @@ TEST(GemmDecodePlanTest, LayersWiderThanAWaveRunUnsplit) {
        128256,
        4096,
        {kKMajor8, kKMajor16, kWideK32, kPlain64}},
+      // 265 n-blocks: no 256-row tiles (N / 256 is not whole).
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
+       265 * 128,
+       8192,
+       {"tile=8x128x256,warps=1x8,stages=4,mma=wgmma",
+        "tile=16x128x256,warps=1x8,stages=4,mma=wgmma", kWideK32, kPlain64}},
+      // Zero points: no k-major scales (their windows keep the wider tiles
+      // out of the two-per-SM budget past 8 tokens; only unsplit checked).
+      {"weight=uint4,group=128,scale=fp16,zero=int,act=fp16,out=fp16",
+       57344,
+       8192,
+       {"tile=8x128x256,warps=1x8,stages=4,mma=wgmma", nullptr, nullptr,
+        nullptr}},
       {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16",
        57344,
        8192,
@@ -850,13 +865,14 @@ TEST(GemmDecodePlanTest, LayersWiderThanAWaveRunUnsplit) {
     absl::StatusOr<Plan> plan = PlanKernels(Request(c.spec, c.n, c.k));
     ASSERT_TRUE(plan.ok()) << plan.status();
     for (int i = 0; i < 4; ++i) {
-      EXPECT_EQ(plan->entries[i].config.text, c.tiles[i]) << "range " << i;
+      if (c.tiles[i] != nullptr) {
+        EXPECT_EQ(plan->entries[i].config.text, c.tiles[i]) << "range " << i;
+      }
       EXPECT_EQ(plan->entries[i].launch.grid_z, 1) << "range " << i;
     }
   }
-  // 264 n-blocks fill one wave: the one-wave rules hold (the long-split
-  // tiles at 8 and 16 tokens; bf16 limited to 8 k-tiles per split, so its
-  // 32-token tile is the plain one).
+  // 264 n-blocks fill one wave: the one-wave rule's long-split tiles hold at
+  // 8 and 16 tokens.
   absl::StatusOr<Plan> one_wave = PlanKernels(Request(
       "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 264 * 128, 8192));
   ASSERT_TRUE(one_wave.ok()) << one_wave.status();
