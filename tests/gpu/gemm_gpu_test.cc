@@ -400,7 +400,10 @@ const GemmCase kCases[] = {
 // the 8-bit long splits; uint8 4096 x 16384 two per SM at 8 tokens, uint8
 // 4096 x 4096 with bf16 activations at 8 and 16 tokens, and e4m3 6144 x 4096
 // three 16-token blocks per SM (v23); 4-bit 4096 x 4096 (fp16) 32-row
-// blocks of sixteen warps one per SM at 16 tokens (v24). (Bulk (TMA) weight
+// blocks of sixteen warps one per SM at 16 tokens (v24); 4-bit and 8-bit
+// 34048 x 4096, whose 266 128-row n-blocks are more than a wave of two per SM
+// holds, unsplit (v26: 256-row k-major tiles at 8 and 16 tokens, 32x128x256 at
+// 32, the 8-bit 8x128x128 at 8). (Bulk (TMA) weight
 // copies are no longer planned, planner v6; hummingd_gemm_bench --override
 // still times them and checks their numerics.)
 std::vector<GemmCase> DecodeCases() {
@@ -436,6 +439,8 @@ std::vector<GemmCase> DecodeCases() {
       {"weight=uint8,group=128,scale=fp16", 4096, 16384, kDecode},
       {"weight=uint8,group=128,scale=bf16,act=bf16,out=bf16", 4096, 4096,
        kDecode},
+      {"weight=uint4,group=128,scale=fp16", 34048, 4096, kDecode},
+      {"weight=uint8,group=128,scale=fp16", 34048, 4096, kDecode},
   };
   cases.insert(cases.end(), std::begin(kRealLayers), std::end(kRealLayers));
   return cases;
@@ -540,6 +545,7 @@ TEST(GemmCaseGridTest, DecodeCasesCoverEveryWgmmaRange) {
   int three_per_sm = 0;
   int k_major_copy = 0;
   int k_major_checkpoint = 0;
+  int wider_than_a_wave_unsplit = 0;
   for (const GemmCase& c : cases) {
     KernelRequest request;
     request.family = KernelFamily::kGemm;
@@ -582,6 +588,9 @@ TEST(GemmCaseGridTest, DecodeCasesCoverEveryWgmmaRange) {
       four_per_sm += WgmmaBlocksPerSm(*tile) == 4 && entry.launch.grid_z > 1 &&
                      request.spec.weight.bits <= 4;
       three_per_sm += tile->blocks_per_sm == 3 && entry.launch.grid_z > 1;
+      wider_than_a_wave_unsplit += request.shape.n / 128 > 2 * 132 &&
+                                   entry.launch.grid_z == 1 &&
+                                   entry.launch.grid_y > 132;
       if (tile->k_major_scales) {
         const KMajorScaleSource source = KMajorScaleSourceOf(request.spec);
         k_major_copy += source == KMajorScaleSource::kCopy;
@@ -607,6 +616,7 @@ TEST(GemmCaseGridTest, DecodeCasesCoverEveryWgmmaRange) {
   EXPECT_GE(three_per_sm, 1);
   EXPECT_GE(k_major_copy, 1);
   EXPECT_GE(k_major_checkpoint, 1);
+  EXPECT_GE(wider_than_a_wave_unsplit, 8);
 }
 
 // Without a GPU: the scale pointer a launch passes (LaunchGemm and
