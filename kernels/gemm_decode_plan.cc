@@ -10,7 +10,6 @@
 #include "common/status_macros.h"
 #include "kernels/gemm_decode_ksplit.h"
 #include "kernels/gemm_decode_rules.h"
-#include "kernels/k_major_scales.h"
 
 namespace hummingd {
 namespace {
@@ -439,29 +438,10 @@ std::optional<DecodeCandidate> LongSplitTileCandidate(
   const int64_t n_blocks = shape.n / 128;
   const int64_t k_tiles = shape.k / block_k;
   const int64_t two_per_sm = int64_t{2} * sm_count;
-  // Layers wider than a wave of blocks run unsplit (ChooseSplitK).
-  // Unsplit there, these tiles beat the plain 128-row ones (57344 x 8192,
-  // sweep at: fp16 M = 1 63.5 against 70.2 µs, M = 16 74.1 / 78.0, M = 32
-  // 92.6 / 96.1; uint8 M = 1 122.3 for 8x128x128 s8 against 129.0 for the
-  // v25 plan's 8x128x64 s11 in four splits), but at 8 and 16 tokens the
-  // 256-row k-major tiles beat them (sweep au: fp16 M = 1 58.5 against 62.7,
-  // M = 16 67.0 against 73.5; bf16 M = 1 63.8 against 69.2; 128256 x 4096,
-  // sweep at: M = 1 64.5 against 66.9, M = 16 72.0 against 77.1), and those
-  // are the default there where N is a multiple of 256 and the spec takes
-  // k-major scales. 8-bit weights at 8 tokens keep them (uint8 8x128x128 s4
-  // 117.3 against 126.5 for the k-major 8x256x64, sweep au; e4m3 and the
-  // other 8-bit specs unmeasured there). bench/results/
-  // tile-sweep-decode-wide.md. bf16 (unmeasured against them there at 16 and
-  // 32 tokens) keeps its limit of 8 k-tiles per split below, which rules
-  // them out wherever K > 2048.
+  // Layers wider than a wave of blocks run unsplit (ChooseSplitK), and so do
+  // these tiles there (where PlanWgmmaDecode does not keep a 256-row k-major
+  // tile instead).
   const bool wider_than_a_wave = n_blocks > two_per_sm;
-  const bool k_major_default =
-      shape.n % 256 == 0 &&
-      KMajorScaleSourceOf(spec) != KMajorScaleSource::kNone;
-  if (wider_than_a_wave && !eight_bit && range.tokens != 32 &&
-      k_major_default) {
-    return std::nullopt;
-  }
   DecodeCandidate candidate;
   candidate.splits =
       wider_than_a_wave
@@ -587,8 +567,26 @@ absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
         chosen = *packed;
       }
     }
+    // On layers wider than a wave (planner v26), unsplit, the 16 KB k-tile
+    // tiles beat the plain 128-row ones (57344 x 8192, sweep at: fp16 M = 1
+    // 63.5 against 70.2 µs, M = 16 74.1 / 78.0, M = 32 92.6 / 96.1; uint8
+    // M = 1 122.3 for 8x128x128 s8 against 129.0 for the v25 plan's 8x128x64
+    // s11 in four splits), but with <= 4-bit weights a 256-row tile reading
+    // k-major scales (planned at 8 and 16 tokens) beat them (sweep au: fp16 M =
+    // 1 58.5 against 62.7, M = 16 67.0 against 73.5; bf16 M = 1 63.8 against
+    // 69.2; 128256 x 4096, sweep at: M = 1 64.5 against 66.9, M = 16 72.0
+    // against 77.1), so that tile stays where the range has it. 8-bit weights
+    // at 8 tokens take them (uint8 8x128x128 s4 117.3 against 126.5 for the
+    // k-major 8x256x64, sweep au; e4m3 and the other 8-bit specs unmeasured
+    // there). bf16 (unmeasured against them there at 16 and 32 tokens) keeps
+    // its limit of 8 k-tiles per split (LongSplitTileCandidate), which rules
+    // them out wherever K > 2048. bench/results/tile-sweep-decode-wide.md.
+    const bool keeps_wide_k_major_tile =
+        spec.weight.bits <= 4 && shape.n / 128 > int64_t{2} * sm_count &&
+        KMajorScalesWin(chosen.tile, spec, shape);
     if (std::optional<DecodeCandidate> wide_k =
-            WideKTileCandidate(range, spec, shape, sm_count, smem_limit)) {
+            WideKTileCandidate(range, spec, shape, sm_count, smem_limit);
+        wide_k.has_value() && !keeps_wide_k_major_tile) {
       chosen = *wide_k;
     }
     // Only a client that reads ksplit=S tile texts can load them (its
