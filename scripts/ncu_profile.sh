@@ -11,7 +11,9 @@
 # few files per call; the .ncu-rep reports go in the archive too).
 # Takes the carry folder scripts/pack_gpu_round.sh made.
 #
-#   OUT=... scripts/ncu_profile.sh CARRY CASE_FILE
+#   OUT=... [NCU_SKIP=6] scripts/ncu_profile.sh CARRY CASE_FILE
+#
+# NCU_SKIP: launches of the kernel skipped before the profiled one.
 #
 # CASE_FILE lines (blank lines and # comments skipped):
 #   NAME|SPEC|NxK|M|OVERRIDE

@@ -15,8 +15,10 @@ SAMPLES = 'Warp Stall Sampling (All Samples)'
 
 def opcode(source):
     words = source.split()
+    if not words:
+        return '?'
     # A predicate ("@P0", "@!PT") comes before the opcode.
-    return words[1] if words and words[0].startswith('@') else words[0]
+    return words[1] if words[0].startswith('@') and len(words) > 1 else words[0]
 
 
 def summarize(path, top=12):
