@@ -8,6 +8,7 @@ their three largest reasons.
 """
 import collections
 import csv
+import signal
 import sys
 
 SAMPLES = 'Warp Stall Sampling (All Samples)'
@@ -22,7 +23,8 @@ def opcode(source):
 
 
 def summarize(path, top=12):
-    rows = list(csv.reader(open(path)))
+    with open(path, newline='') as handle:
+        rows = list(csv.reader(handle))
     # Row 0 names the kernel; row 1 is the header.
     header, data = rows[1], rows[2:]
     column = {name: i for i, name in enumerate(header)}
@@ -57,5 +59,7 @@ def summarize(path, top=12):
 
 
 if __name__ == '__main__':
+    # Piped into head: end quietly when the reader stops, as other filters do.
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     for csv_path in sys.argv[1:]:
         summarize(csv_path)
