@@ -11,6 +11,7 @@
 #include "common/status_macros.h"
 #include "kernels/gemm_config.h"
 #include "kernels/gemm_decode_plan.h"
+#include "kernels/gemm_prefill_plan.h"
 #include "kernels/layer_shape.h"
 #include "kernels/plan.h"
 
@@ -189,12 +190,19 @@ absl::StatusOr<Plan> PlanGemm(const KernelRequest& request) {
                                                 : DefaultSmCount(request.gpu);
   const int smem_limit = GemmSharedMemoryLimit(request.gpu);
   Plan plan;
-  // Hopper serves M <= 64 with the wgmma decode kernels.
+  // Hopper serves M <= 64 with the wgmma decode kernels, and larger M with
+  // their 64-token tiles where the layer takes them.
   const bool wgmma_decode = WgmmaDecodeApplies(request.gpu, spec, shape);
   if (wgmma_decode) {
     ASSIGN_OR_RETURN(
         plan.entries,
         PlanWgmmaDecode(spec, shape, sm_count, smem_limit, request.launch_abi));
+    ASSIGN_OR_RETURN(std::vector<PlanEntry> prefill,
+                     PlanWgmmaPrefill(spec, shape, sm_count, smem_limit));
+    if (!prefill.empty()) {
+      plan.entries.insert(plan.entries.end(), prefill.begin(), prefill.end());
+      return plan;
+    }
   }
   for (const GemmRange& range : kGemmRanges) {
     if (wgmma_decode && range.m_max <= 64) continue;

@@ -96,26 +96,103 @@ TEST(GemmDecodePlanTest, HopperDecodeRangesAreWgmmaAndFillTheMachine) {
         EXPECT_EQ(tile->k_major_scales, tile->block_n == 256)
             << entry.config.text;
       }
-      EXPECT_EQ(plan->entries[4].m_min, 65);
+      // Above the decode ranges, the 64-token tiles (gemm_prefill_plan.h).
+      ASSERT_EQ(plan->entries.size(), 9u);
+      const int64_t prefill_m_max[] = {128, 256, 512, 1024, kDefaultMaxM};
       for (size_t i = 4; i < plan->entries.size(); ++i) {
-        EXPECT_EQ(plan->entries[i].config.skeleton, kGemmSkeleton);
-        EXPECT_FALSE(plan->entries[i].launch.programmatic_dependent_launch);
+        const PlanEntry& entry = plan->entries[i];
+        EXPECT_EQ(entry.m_min, plan->entries[i - 1].m_max + 1);
+        EXPECT_EQ(entry.m_max, prefill_m_max[i - 4]);
+        EXPECT_EQ(entry.config.skeleton, kGemmWgmmaSkeleton);
+        EXPECT_TRUE(entry.launch.programmatic_dependent_launch);
+        absl::StatusOr<GemmTileConfig> tile =
+            ParseGemmTileText(entry.config.text);
+        ASSERT_TRUE(tile.ok()) << tile.status();
+        EXPECT_EQ(tile->block_m, 64);
+        EXPECT_EQ(entry.launch.m_per_block_x, 64);
+        EXPECT_TRUE(ValidateGemmTile(*tile, n, k).ok());
+        EXPECT_LE(entry.launch.dynamic_shared_memory, 227 * 1024);
+        EXPECT_GE(entry.launch.dynamic_shared_memory,
+                  tile->SharedBytes(request.spec));
       }
     }
   }
 }
 
-TEST(GemmDecodePlanTest, LargerMKeepsTheMmaSyncTilesOfBefore) {
-  // The tiles planned for 8192 x 8192 before the decode ranges existed
-  // (bench/results/gemm-bench-89d6c26.md ran them).
-  absl::StatusOr<Plan> plan =
-      PlanKernels(Request("weight=uint4,group=128,scale=fp16", 8192, 8192));
-  ASSERT_TRUE(plan.ok()) << plan.status();
-  ASSERT_EQ(plan->entries.size(), 7u);
-  EXPECT_EQ(plan->entries[4].config.text, "tile=128x128x64,warps=2x4,stages=4");
-  EXPECT_EQ(plan->entries[4].launch.grid_z, 5);
-  EXPECT_EQ(plan->entries[5].launch.grid_z, 1);
-  EXPECT_EQ(plan->entries[6].launch.grid_z, 1);
+// Above M = 64 Hopper runs the 64-token wgmma tiles (sweeps ba and bb,
+// bench/results/tile-sweep-prefill-a0b7394.md): the 128-row tile two per SM,
+// split where its grid is short of the 264 slots, and the 256-row
+// sixteen-warp tile from M = 1025 (8-bit weights: from M = 129).
+TEST(GemmDecodePlanTest, LargerMOnHopperRunsSixtyFourTokenTiles) {
+  struct Expected {
+    const char* spec;
+    int64_t n, k;
+    const char* tiles[5];
+    int64_t splits[5];
+  };
+  constexpr const char* k128 = "tile=64x128x128,warps=1x8,stages=4,mma=wgmma";
+  constexpr const char* k256 = "tile=64x256x128,warps=1x16,stages=3,mma=wgmma";
+  const Expected cases[] = {
+      {"weight=uint4,group=128,scale=fp16",
+       8192,
+       8192,
+       {k128, k128, k128, k128, k256},
+       {2, 1, 1, 1, 1}},
+      {"weight=uint4,group=128,scale=fp16",
+       4096,
+       4096,
+       {k128, k128, k128, k128, k256},
+       {4, 2, 1, 1, 1}},
+      {"weight=uint4,group=128,scale=fp16",
+       6144,
+       4096,
+       {k128, k128, k128, k128, k256},
+       {2, 1, 1, 1, 1}},
+      {"weight=uint4,group=128,scale=fp16",
+       4096,
+       14336,
+       {k128, k128, k128, k128, k256},
+       {4, 2, 1, 1, 1}},
+      {"weight=uint4,group=128,scale=fp16",
+       28672,
+       8192,
+       {k128, k128, k128, k128, k256},
+       {1, 1, 1, 1, 1}},
+      // 8-bit weights: the 128-row tile holds one block per SM.
+      {"weight=e4m3,group=128,scale=fp16",
+       8192,
+       8192,
+       {k128, k256, k256, k256, k256},
+       {1, 1, 1, 1, 1}},
+  };
+  for (const Expected& expected : cases) {
+    SCOPED_TRACE(::testing::Message() << expected.spec << " N=" << expected.n
+                                      << " K=" << expected.k);
+    absl::StatusOr<Plan> plan =
+        PlanKernels(Request(expected.spec, expected.n, expected.k));
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    ASSERT_EQ(plan->entries.size(), 9u);
+    for (int i = 0; i < 5; ++i) {
+      const PlanEntry& entry = plan->entries[4 + i];
+      EXPECT_EQ(entry.config.text, expected.tiles[i]) << entry.m_min;
+      EXPECT_EQ(entry.launch.grid_z, expected.splits[i]) << entry.m_min;
+    }
+  }
+  // Layers that are not whole 128-row and 128-column tiles keep the
+  // mma.sync tiles above M = 64 (N = 192: one 64-row block per warpgroup
+  // below it).
+  absl::StatusOr<Plan> odd =
+      PlanKernels(Request("weight=uint4,group=64,scale=fp16", 192, 256));
+  ASSERT_TRUE(odd.ok()) << odd.status();
+  ASSERT_EQ(odd->entries.size(), 7u);
+  for (size_t i = 4; i < odd->entries.size(); ++i) {
+    EXPECT_EQ(odd->entries[i].config.skeleton, kGemmSkeleton);
+    EXPECT_FALSE(odd->entries[i].launch.programmatic_dependent_launch);
+  }
+  absl::StatusOr<Plan> short_k =
+      PlanKernels(Request("weight=uint4,group=64,scale=fp16", 4096, 4160));
+  ASSERT_TRUE(short_k.ok()) << short_k.status();
+  EXPECT_EQ(short_k->entries.back().config.skeleton, kGemmSkeleton);
 }
 
 TEST(GemmDecodePlanTest, OnlyHopperLayersWithNMultipleOf64GetWgmma) {
