@@ -367,9 +367,21 @@ absl::StatusOr<KernelSource> GenerateGemmStub(const KernelRequest& request,
                   tile.Threads(),
                   wgmma ? absl::StrCat(", ", WgmmaBlocksPerSm(tile)) : "", ") ",
                   kGemmEntry, "(hummingd::GemmArgs args) {\n");
-  absl::StrAppend(&text, "  hd::", wgmma ? "run_wgmma_gemm" : "run_wna16_gemm",
-                  "<Config>(args, threadIdx.x, blockIdx.x, blockIdx.y, "
-                  "blockIdx.z, gridDim.z);\n");
+  if (wgmma && tile.grouped_order) {
+    // Tiles in grouped order (schedule/block_order.cuh); the stubs of
+    // tiles without the option stay byte-identical.
+    absl::StrAppend(&text,
+                    "  const hd::BlockCoord block = "
+                    "hd::grouped_block_order<hd::kGemmBlockGroupN>(\n"
+                    "      blockIdx.x, blockIdx.y, gridDim.x, gridDim.y);\n",
+                    "  hd::run_wgmma_gemm<Config>(args, threadIdx.x, block.m, "
+                    "block.n, blockIdx.z, gridDim.z);\n");
+  } else {
+    absl::StrAppend(&text,
+                    "  hd::", wgmma ? "run_wgmma_gemm" : "run_wna16_gemm",
+                    "<Config>(args, threadIdx.x, blockIdx.x, blockIdx.y, "
+                    "blockIdx.z, gridDim.z);\n");
+  }
   absl::StrAppend(&text, "}\n");
   return source;
 }

@@ -143,7 +143,8 @@ std::string FormatGemmTileText(const GemmTileConfig& tile) {
       tile.k_major_scales ? ",layout=kmajor" : "",
       tile.warp_split_k > 1 ? absl::StrCat(",ksplit=", tile.warp_split_k) : "",
       tile.blocks_per_sm > 0 ? absl::StrCat(",blocks=", tile.blocks_per_sm)
-                             : "");
+                             : "",
+      tile.grouped_order ? ",order=grouped" : "");
 }
 
 absl::StatusOr<GemmTileConfig> ParseGemmTileText(std::string_view text) {
@@ -180,6 +181,7 @@ absl::StatusOr<GemmTileConfig> ParseGemmTileText(std::string_view text) {
       tile.blocks_per_sm = blocks_ok ? blocks[0] : 0;
       ++next;
     }
+    if (blocks_ok) tile.grouped_order = take("order=grouped");
   }
   if (fields.size() < 3 || next != fields.size() || !blocks_ok ||
       !absl::StartsWith(fields[0], "tile=") ||
@@ -187,7 +189,8 @@ absl::StatusOr<GemmTileConfig> ParseGemmTileText(std::string_view text) {
       !absl::StartsWith(fields[2], "stages=")) {
     return Invalid(absl::StrCat(
         "expected tile=BMxBNxBK,warps=WMxWN,stages=S[,mma=wgmma[,copy=bulk]"
-        "[,scales=pre][,layout=kmajor][,ksplit=2|4|8][,blocks=1..4]] (got '",
+        "[,scales=pre][,layout=kmajor][,ksplit=2|4|8][,blocks=1..4]"
+        "[,order=grouped]] (got '",
         whole, "')"));
   }
   int dims[3];
@@ -283,6 +286,9 @@ absl::Status ValidateGemmTile(const GemmTileConfig& tile, int64_t n,
   }
   if (tile.k_major_scales && tile.mma != GemmMma::kWgmma) {
     return Invalid("layout=kmajor is a wgmma tile option");
+  }
+  if (tile.grouped_order && tile.mma != GemmMma::kWgmma) {
+    return Invalid("order=grouped is a wgmma tile option");
   }
   if (tile.blocks_per_sm != 0 &&
       (tile.mma != GemmMma::kWgmma || tile.blocks_per_sm < 1 ||

@@ -27,6 +27,7 @@
 #include "gemm/wgmma_tile_compute.cuh"
 #include "gemm/wna16_args.cuh"
 #include "memory/wgmma_tiles.cuh"
+#include "schedule/block_order.cuh"
 #include "schedule/split_k.cuh"
 
 namespace hummingd::device {

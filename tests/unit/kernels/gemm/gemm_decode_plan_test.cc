@@ -1171,7 +1171,8 @@ TEST(GemmDecodePlanTest, WgmmaTileTextRoundTripsAndValidates) {
   for (const char* options :
        {",copy=bulk", ",scales=pre", ",copy=bulk,scales=pre", ",blocks=3",
         ",scales=pre,blocks=1", ",copy=bulk,scales=pre,blocks=4",
-        ",layout=kmajor", ",scales=pre,layout=kmajor,blocks=2"}) {
+        ",layout=kmajor", ",scales=pre,layout=kmajor,blocks=2",
+        ",order=grouped", ",scales=pre,blocks=2,order=grouped"}) {
     const std::string with = text + options;
     absl::StatusOr<GemmTileConfig> optioned = ParseGemmTileText(with);
     ASSERT_TRUE(optioned.ok()) << with << ": " << optioned.status();
@@ -1182,6 +1183,35 @@ TEST(GemmDecodePlanTest, WgmmaTileTextRoundTripsAndValidates) {
   EXPECT_TRUE(ParseGemmTileText(text + ",layout=kmajor")->k_major_scales);
   EXPECT_FALSE(ParseGemmTileText(text + ",layout=kmajor,scales=pre").ok());
   EXPECT_FALSE(ParseGemmTileText(text + ",layout=nmajor").ok());
+  // order=grouped: last, wgmma only; the stub reorders the blocks only then.
+  EXPECT_TRUE(ParseGemmTileText(text + ",order=grouped")->grouped_order);
+  EXPECT_FALSE(ParseGemmTileText(text + ",order=grouped,blocks=2").ok());
+  EXPECT_FALSE(ParseGemmTileText(text + ",order=linear").ok());
+  EXPECT_FALSE(
+      ParseGemmTileText("tile=16x64x128,warps=1x4,stages=4,order=grouped")
+          .ok());
+  {
+    GemmTileConfig sync_grouped;
+    sync_grouped.grouped_order = true;
+    EXPECT_FALSE(ValidateGemmTile(sync_grouped, 256, 256).ok());
+    const KernelRequest request =
+        Request("weight=uint4,group=128,scale=fp16", 8192, 8192);
+    GemmTileConfig prefill = *ParseGemmTileText(
+        "tile=64x128x128,warps=1x8,stages=4,mma=wgmma,order=grouped");
+    for (bool grouped : {false, true}) {
+      prefill.grouped_order = grouped;
+      absl::StatusOr<KernelSource> stub = GenerateStub(
+          request, MakeGemmPlanEntry(65, 128, prefill, request.spec,
+                                     request.shape, 1, 232448)
+                       .config);
+      ASSERT_TRUE(stub.ok()) << stub.status();
+      EXPECT_EQ(stub->source.find("grouped_block_order") != std::string::npos,
+                grouped);
+      EXPECT_NE(stub->source.find(grouped ? "block.m, block.n"
+                                          : "blockIdx.x, blockIdx.y"),
+                std::string::npos);
+    }
+  }
   EXPECT_FALSE(
       ParseGemmTileText("tile=16x64x128,warps=1x4,stages=4,layout=kmajor")
           .ok());
