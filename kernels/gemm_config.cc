@@ -287,8 +287,11 @@ absl::Status ValidateGemmTile(const GemmTileConfig& tile, int64_t n,
   if (tile.k_major_scales && tile.mma != GemmMma::kWgmma) {
     return Invalid("layout=kmajor is a wgmma tile option");
   }
-  if (tile.grouped_order && tile.mma != GemmMma::kWgmma) {
-    return Invalid("order=grouped is a wgmma tile option");
+  // The 64-token tiles alone serve many M-blocks; their grids (M <= 2^20:
+  // 16384 x N / 128 blocks) keep the remap's 32-bit block index exact.
+  if (tile.grouped_order &&
+      (tile.mma != GemmMma::kWgmma || tile.block_m != 64)) {
+    return Invalid("order=grouped is an option of 64-token wgmma tiles");
   }
   if (tile.blocks_per_sm != 0 &&
       (tile.mma != GemmMma::kWgmma || tile.blocks_per_sm < 1 ||

@@ -71,12 +71,12 @@ struct GemmTileConfig {
   // memory instead of in split-K partials; such tiles run unsplit. 1: each warp
   // owns its rows' whole k-tile.
   int warp_split_k = 1;
-  // wgmma only: blocks take their (m-block, n-block) tiles in grouped order
-  // (kernels/device/schedule/block_order.cuh), so that a wave of resident
-  // blocks of a many-M-block launch shares activations and weights in L2
-  // ("order=grouped"). Not planned yet: the bench times it by --override
-  // (bench/decode-notes.md v65), and a client parses it only from this
-  // version on.
+  // 64-token wgmma tiles only: blocks take their (m-block, n-block) tiles
+  // in grouped order (kernels/device/schedule/block_order.cuh), so that a
+  // wave of resident blocks of a many-M-block launch shares activations and
+  // weights in L2 ("order=grouped"). Not planned yet: the bench times it by
+  // --override (bench/decode-notes.md v66), and clients of launch ABI <= 2
+  // reject the text, so planning it needs an ABI step.
   bool grouped_order = false;
 
   int Threads() const { return 32 * warps_m * warps_n; }

@@ -4,14 +4,14 @@
 // 64-token tiles, ceil(M / 64) blocks per n-block, for every M range above
 // the decode ranges (65-128, 129-256, 257-512, 513-1024, 1025 and up).
 // Against the mma.sync 128x128x64 tile planned there before (planner v26)
-// they took 2-3x less time on the six layers of issue 5 (8192 x 8192 uint4
-// fp16: M = 256 64 against 193 µs, M = 1024 251 against 663, M = 8192 2437
-// against 5329; bench/results/tile-sweep-prefill-a0b7394.md). A pure
-// function of (spec, N, K, SM count, shared-memory limit): deterministic.
+// they took 1.9-4.2x less time on the six layers of issue 5 (8192 x 8192
+// uint4 fp16: M = 256 65 against 194 µs, M = 1024 254 against 663, M = 8192
+// 2425 against 5483; bench/results/gemm-decode-74a7ba2.md), and 1.7-2.0x
+// less with MXFP4, NVFP4 and float zero points (sweep bc). A pure function
+// of (spec, N, K, SM count, shared-memory limit): deterministic.
 
 #include <vector>
 
-#include "absl/status/statusor.h"
 #include "kernels/layer_shape.h"
 #include "kernels/plan.h"
 #include "kernels/quant_spec.h"
@@ -22,9 +22,8 @@ namespace hummingd {
 // the tiles (N or K not a multiple of 128, or a tile that does not fit the
 // shared memory): the caller then plans the mma.sync tiles there. Requires
 // WgmmaDecodeApplies.
-absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaPrefill(const QuantSpec& spec,
-                                                        const LayerShape& shape,
-                                                        int sm_count,
-                                                        int smem_limit);
+std::vector<PlanEntry> PlanWgmmaPrefill(const QuantSpec& spec,
+                                        const LayerShape& shape, int sm_count,
+                                        int smem_limit);
 
 }  // namespace hummingd

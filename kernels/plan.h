@@ -66,6 +66,9 @@ struct LaunchParams {
   bool operator==(const LaunchParams&) const = default;
 };
 
+// The largest M a default plan covers.
+inline constexpr int64_t kDefaultMaxM = int64_t{1} << 20;
+
 struct PlanEntry {
   int64_t m_min = 1;
   int64_t m_max = 1;  // inclusive

@@ -197,8 +197,8 @@ absl::StatusOr<Plan> PlanGemm(const KernelRequest& request) {
     ASSIGN_OR_RETURN(
         plan.entries,
         PlanWgmmaDecode(spec, shape, sm_count, smem_limit, request.launch_abi));
-    ASSIGN_OR_RETURN(std::vector<PlanEntry> prefill,
-                     PlanWgmmaPrefill(spec, shape, sm_count, smem_limit));
+    const std::vector<PlanEntry> prefill =
+        PlanWgmmaPrefill(spec, shape, sm_count, smem_limit);
     if (!prefill.empty()) {
       plan.entries.insert(plan.entries.end(), prefill.begin(), prefill.end());
       return plan;

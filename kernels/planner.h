@@ -12,14 +12,11 @@
 namespace hummingd {
 
 // Bumped whenever planning logic changes what it emits; part of the plan key.
-inline constexpr int kPlannerVersion = 27;
+inline constexpr int kPlannerVersion = 28;
 
 // The dynamic shared memory a block may opt into on `gpu`: the target's
 // own figure, else the arch's (what the planner fits tiles into).
 int GemmSharedMemoryLimit(const GpuTarget& gpu);
-
-// The largest M a default plan covers.
-inline constexpr int64_t kDefaultMaxM = int64_t{1} << 20;
 
 // Canonical text of exactly the GPU fields the planner reads for this family
 // (e.g. "arch=sm_90a" for dequant); the plan key records this and nothing else
@@ -41,7 +38,10 @@ uint32_t PlanKeyLaunchAbi(const KernelRequest& request);
 // 1025+), the last three sharing one tile config; on sm_90 (N a multiple
 // of 64) M <= 64 is served instead by four wgmma decode ranges (1-8, 9-16,
 // 17-32, 33-64; kernels/gemm_decode_plan.h, whose layout=kmajor tiles
-// need request.launch_abi >= kLaunchAbiKMajorScales); grid = (ceil(M / BM),
+// need request.launch_abi >= kLaunchAbiKMajorScales), and, where N and K
+// are multiples of 128, M > 64 by five ranges of 64-token wgmma tiles
+// (65-128, 129-256, 257-512, 513-1024, 1025+; kernels/gemm_prefill_plan.h);
+// grid = (ceil(M / BM),
 // N / BN, split-K); split-K entries need GemmWorkspaceBytes(entry, M) of
 // workspace and GemmCounterBytes(entry, M) of zeroed counters
 // (kernels/gemm_config.h).

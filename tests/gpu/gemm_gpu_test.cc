@@ -309,6 +309,11 @@ const GemmCase kCases[] = {
     {"weight=uint4,group=32,scale=fp16,zero=int", 16, 64, kSmall},
     {"weight=uint4,group=64,scale=fp16,zero=int,bias=1", 48, 192, kSmall},
     {"weight=uint4,group=256,scale=fp32,zero=int", 128, 512, kSmall},
+    // N a multiple of 256: Hopper's 256-row 64-token tile (from M = 129,
+    // where the 128-row one holds a block per SM) with integer zero points
+    // and with 5-bit weights.
+    {"weight=uint4,group=128,scale=fp16,zero=int", 256, 512, kSmall},
+    {"weight=uint5,group=128,scale=bf16,act=bf16,out=bf16", 256, 384, kSmall},
     {"weight=uint4,group=channel,scale=fp16,zero=int,act=bf16", 80, 320,
      kSmall},
     {"weight=uint4,group=128,scale=fp16,zero=int,scale2=channel", 96, 384,
@@ -377,7 +382,8 @@ const GemmCase kCases[] = {
 // Every spec of the grid again on a layer whose N is a multiple of 64, so
 // that on Hopper each format also runs through the wgmma decode kernels
 // (N = 64 * odd exercises the one-warpgroup tile, multiples of 128 the
-// two-warpgroup one). M <= 64 only; the mma.sync ranges are the grid's.
+// two-warpgroup one). M <= 64 only; the grid's own cases run M > 64 (on
+// Hopper the 64-token wgmma tiles where N and K are multiples of 128).
 // Plus real layers, where the planner picks what small layers never get:
 // 4-bit 14336 x 4096 runs 256-column k-tiles in splits of 8 k-tiles at 8,
 // 16 and 32 tokens (planner v16, v18: 16x128x256 four stages, 32x128x256

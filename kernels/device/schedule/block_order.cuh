@@ -17,7 +17,7 @@ namespace hummingd::device {
 
 // n-blocks per group for the GEMM skeletons' large-M launches: 16 of 256
 // rows (8192 x 8192, M = 8192: a wave of 132 resident blocks then reads ~8
-// m-blocks' activations, 8 MB, and 16 n-blocks' weights, 17 MB).
+// m-blocks' activations, 8 MB, and 16 n-blocks' 4-bit weights, 17 MB).
 inline constexpr u32 kGemmBlockGroupN = 16;
 
 struct BlockCoord {
@@ -26,6 +26,8 @@ struct BlockCoord {
 };
 
 // Block (x, y) of a grid_m x grid_n grid, launched x + grid_m * y-th.
+// Exact while grid_m * grid_n < 2^32 (the 64-token tiles that take it:
+// < 2^30, kernels/gemm_config.cc).
 template <u32 kGroupN>
 HUMMINGD_HD BlockCoord grouped_block_order(u32 x, u32 y, u32 grid_m,
                                            u32 grid_n) {

@@ -248,8 +248,14 @@ TEST(GemmCompileTest, WgmmaTileOptionsCompileAndChangeTheKernel) {
       compile("tile=64x128x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor");
   const std::string one_per_sm =
       compile("tile=64x128x128,warps=1x8,stages=4,mma=wgmma,blocks=1");
+  // order=grouped (the stub reorders the blocks; an earlier form that did so
+  // in every 64-token stub spilled, bench/decode-notes.md v66).
+  const std::string grouped =
+      compile("tile=64x128x128,warps=1x8,stages=4,mma=wgmma,order=grouped");
   for (const char* text :
-       {"tile=8x32x512,warps=1x8,stages=6,mma=wgmma,ksplit=4",
+       {"tile=64x128x128,warps=1x8,stages=4,mma=wgmma,order=grouped",
+        "tile=64x256x128,warps=1x16,stages=3,mma=wgmma,order=grouped",
+        "tile=8x32x512,warps=1x8,stages=6,mma=wgmma,ksplit=4",
         "tile=8x16x512,warps=1x8,stages=8,mma=wgmma,ksplit=8",
         "tile=16x16x512,warps=1x8,stages=5,mma=wgmma,ksplit=8",
         "tile=16x32x512,warps=1x8,stages=4,mma=wgmma,ksplit=4",
@@ -267,6 +273,8 @@ TEST(GemmCompileTest, WgmmaTileOptionsCompileAndChangeTheKernel) {
   ASSERT_FALSE(bulk_prescaled.empty());
   ASSERT_FALSE(one_per_sm.empty());
   ASSERT_FALSE(k_major.empty());
+  ASSERT_FALSE(grouped.empty());
+  EXPECT_NE(plain, grouped);
   EXPECT_NE(plain, k_major);
   EXPECT_NE(plain, prescaled);
   EXPECT_NE(prescaled, bulk_prescaled);

@@ -1,8 +1,8 @@
 // Hopper's decode plan (kernels/gemm_decode_plan.h): for the layers of
 // issue 5 the M <= 64 ranges are wgmma kernels whose choices are
-// deterministic, legal, fill the machine and leave the M > 64 ranges as
-// they were; the split-K choice on hand-checked cases; the wgmma tile text
-// and its validation; codegen refuses wgmma off Hopper.
+// deterministic, legal and fill the machine, followed by the prefill ranges
+// (gemm_prefill_plan_test.cc); the split-K choice on hand-checked cases; the
+// wgmma tile text and its validation; codegen refuses wgmma off Hopper.
 
 #include "kernels/gemm_decode_plan.h"
 
@@ -117,82 +117,6 @@ TEST(GemmDecodePlanTest, HopperDecodeRangesAreWgmmaAndFillTheMachine) {
       }
     }
   }
-}
-
-// Above M = 64 Hopper runs the 64-token wgmma tiles (sweeps ba and bb,
-// bench/results/tile-sweep-prefill-a0b7394.md): the 128-row tile two per SM,
-// split where its grid is short of the 264 slots, and the 256-row
-// sixteen-warp tile from M = 1025 (8-bit weights: from M = 129).
-TEST(GemmDecodePlanTest, LargerMOnHopperRunsSixtyFourTokenTiles) {
-  struct Expected {
-    const char* spec;
-    int64_t n, k;
-    const char* tiles[5];
-    int64_t splits[5];
-  };
-  constexpr const char* k128 = "tile=64x128x128,warps=1x8,stages=4,mma=wgmma";
-  constexpr const char* k256 = "tile=64x256x128,warps=1x16,stages=3,mma=wgmma";
-  const Expected cases[] = {
-      {"weight=uint4,group=128,scale=fp16",
-       8192,
-       8192,
-       {k128, k128, k128, k128, k256},
-       {2, 1, 1, 1, 1}},
-      {"weight=uint4,group=128,scale=fp16",
-       4096,
-       4096,
-       {k128, k128, k128, k128, k256},
-       {4, 2, 1, 1, 1}},
-      {"weight=uint4,group=128,scale=fp16",
-       6144,
-       4096,
-       {k128, k128, k128, k128, k256},
-       {2, 1, 1, 1, 1}},
-      {"weight=uint4,group=128,scale=fp16",
-       4096,
-       14336,
-       {k128, k128, k128, k128, k256},
-       {4, 2, 1, 1, 1}},
-      {"weight=uint4,group=128,scale=fp16",
-       28672,
-       8192,
-       {k128, k128, k128, k128, k256},
-       {1, 1, 1, 1, 1}},
-      // 8-bit weights: the 128-row tile holds one block per SM.
-      {"weight=e4m3,group=128,scale=fp16",
-       8192,
-       8192,
-       {k128, k256, k256, k256, k256},
-       {1, 1, 1, 1, 1}},
-  };
-  for (const Expected& expected : cases) {
-    SCOPED_TRACE(::testing::Message() << expected.spec << " N=" << expected.n
-                                      << " K=" << expected.k);
-    absl::StatusOr<Plan> plan =
-        PlanKernels(Request(expected.spec, expected.n, expected.k));
-    ASSERT_TRUE(plan.ok()) << plan.status();
-    ASSERT_EQ(plan->entries.size(), 9u);
-    for (int i = 0; i < 5; ++i) {
-      const PlanEntry& entry = plan->entries[4 + i];
-      EXPECT_EQ(entry.config.text, expected.tiles[i]) << entry.m_min;
-      EXPECT_EQ(entry.launch.grid_z, expected.splits[i]) << entry.m_min;
-    }
-  }
-  // Layers that are not whole 128-row and 128-column tiles keep the
-  // mma.sync tiles above M = 64 (N = 192: one 64-row block per warpgroup
-  // below it).
-  absl::StatusOr<Plan> odd =
-      PlanKernels(Request("weight=uint4,group=64,scale=fp16", 192, 256));
-  ASSERT_TRUE(odd.ok()) << odd.status();
-  ASSERT_EQ(odd->entries.size(), 7u);
-  for (size_t i = 4; i < odd->entries.size(); ++i) {
-    EXPECT_EQ(odd->entries[i].config.skeleton, kGemmSkeleton);
-    EXPECT_FALSE(odd->entries[i].launch.programmatic_dependent_launch);
-  }
-  absl::StatusOr<Plan> short_k =
-      PlanKernels(Request("weight=uint4,group=64,scale=fp16", 4096, 4160));
-  ASSERT_TRUE(short_k.ok()) << short_k.status();
-  EXPECT_EQ(short_k->entries.back().config.skeleton, kGemmSkeleton);
 }
 
 TEST(GemmDecodePlanTest, OnlyHopperLayersWithNMultipleOf64GetWgmma) {
@@ -1171,8 +1095,7 @@ TEST(GemmDecodePlanTest, WgmmaTileTextRoundTripsAndValidates) {
   for (const char* options :
        {",copy=bulk", ",scales=pre", ",copy=bulk,scales=pre", ",blocks=3",
         ",scales=pre,blocks=1", ",copy=bulk,scales=pre,blocks=4",
-        ",layout=kmajor", ",scales=pre,layout=kmajor,blocks=2",
-        ",order=grouped", ",scales=pre,blocks=2,order=grouped"}) {
+        ",layout=kmajor", ",scales=pre,layout=kmajor,blocks=2"}) {
     const std::string with = text + options;
     absl::StatusOr<GemmTileConfig> optioned = ParseGemmTileText(with);
     ASSERT_TRUE(optioned.ok()) << with << ": " << optioned.status();
@@ -1183,10 +1106,27 @@ TEST(GemmDecodePlanTest, WgmmaTileTextRoundTripsAndValidates) {
   EXPECT_TRUE(ParseGemmTileText(text + ",layout=kmajor")->k_major_scales);
   EXPECT_FALSE(ParseGemmTileText(text + ",layout=kmajor,scales=pre").ok());
   EXPECT_FALSE(ParseGemmTileText(text + ",layout=nmajor").ok());
-  // order=grouped: last, wgmma only; the stub reorders the blocks only then.
-  EXPECT_TRUE(ParseGemmTileText(text + ",order=grouped")->grouped_order);
-  EXPECT_FALSE(ParseGemmTileText(text + ",order=grouped,blocks=2").ok());
-  EXPECT_FALSE(ParseGemmTileText(text + ",order=linear").ok());
+  // order=grouped: last, on 64-token wgmma tiles only; the stub reorders
+  // the blocks only then.
+  const std::string prefill_text =
+      "tile=64x128x128,warps=1x8,stages=4,mma=wgmma";
+  for (const char* options :
+       {",order=grouped", ",scales=pre,blocks=2,order=grouped"}) {
+    const std::string with = prefill_text + options;
+    absl::StatusOr<GemmTileConfig> optioned = ParseGemmTileText(with);
+    ASSERT_TRUE(optioned.ok()) << with << ": " << optioned.status();
+    EXPECT_TRUE(optioned->grouped_order);
+    EXPECT_EQ(FormatGemmTileText(*optioned), with);
+    EXPECT_TRUE(ValidateGemmTile(*optioned, 256, 256).ok()) << with;
+  }
+  EXPECT_FALSE(
+      ParseGemmTileText(prefill_text + ",order=grouped,blocks=2").ok());
+  EXPECT_FALSE(ParseGemmTileText(prefill_text + ",order=linear").ok());
+  // Parsed, but not valid below 64 tokens.
+  absl::StatusOr<GemmTileConfig> small_grouped =
+      ParseGemmTileText(text + ",order=grouped");
+  ASSERT_TRUE(small_grouped.ok()) << small_grouped.status();
+  EXPECT_FALSE(ValidateGemmTile(*small_grouped, 256, 256).ok());
   EXPECT_FALSE(
       ParseGemmTileText("tile=16x64x128,warps=1x4,stages=4,order=grouped")
           .ok());
@@ -1201,9 +1141,10 @@ TEST(GemmDecodePlanTest, WgmmaTileTextRoundTripsAndValidates) {
     for (bool grouped : {false, true}) {
       prefill.grouped_order = grouped;
       absl::StatusOr<KernelSource> stub = GenerateStub(
-          request, MakeGemmPlanEntry(65, 128, prefill, request.spec,
-                                     request.shape, 1, 232448)
-                       .config);
+          request,
+          MakeGemmPlanEntry(65, 128, prefill, request.spec, request.shape, 1,
+                            GemmSharedMemoryLimit(request.gpu))
+              .config);
       ASSERT_TRUE(stub.ok()) << stub.status();
       EXPECT_EQ(stub->source.find("grouped_block_order") != std::string::npos,
                 grouped);

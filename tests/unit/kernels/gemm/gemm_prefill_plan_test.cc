@@ -1,0 +1,103 @@
+// Hopper's M > 64 plan (kernels/gemm_prefill_plan.h): the measured tile
+// and split choices on issue 5's layers, the one-block-per-SM rule, and the
+// fallback to the mma.sync tiles where the layer or the shared memory does
+// not take the 64-token tiles.
+
+#include "kernels/gemm_prefill_plan.h"
+
+#include <cstdint>
+
+#include "gtest/gtest.h"
+#include "kernels/gemm_config.h"
+#include "kernels/gemm_decode_plan.h"
+#include "kernels/planner.h"
+#include "kernels/quant_spec.h"
+#include "tests/unit/kernels/gemm/gemm_request.h"
+
+namespace hummingd {
+namespace {
+
+// An H200's 132 SMs.
+KernelRequest Request(const char* spec_text, int64_t n, int64_t k) {
+  return testing::GemmRequest(spec_text, n, k, "sm_90a", 132);
+}
+
+// Above M = 64 Hopper runs the 64-token wgmma tiles (sweeps ba and bb,
+// bench/results/tile-sweep-prefill-a0b7394.md): the 128-row tile two per SM,
+// split where its grid is short of the 264 slots, and the 256-row
+// sixteen-warp tile from M = 1025 (from M = 129 where the 128-row tile holds
+// one block per SM: 8-bit weights, and 4-bit ones with zero points).
+TEST(GemmPrefillPlanTest, LargerMOnHopperRunsSixtyFourTokenTiles) {
+  struct Expected {
+    const char* spec;
+    int64_t n, k;
+    const char* tiles[5];
+    int64_t splits[5];
+  };
+  constexpr const char* k128 = "tile=64x128x128,warps=1x8,stages=4,mma=wgmma";
+  constexpr const char* k256 = "tile=64x256x128,warps=1x16,stages=3,mma=wgmma";
+  constexpr const char* kW4 = "weight=uint4,group=128,scale=fp16";
+  // clang-format off
+  const Expected cases[] = {
+      {kW4, 8192, 8192, {k128, k128, k128, k128, k256}, {2, 1, 1, 1, 1}},
+      {kW4, 4096, 4096, {k128, k128, k128, k128, k256}, {4, 2, 1, 1, 1}},
+      {kW4, 6144, 4096, {k128, k128, k128, k128, k256}, {2, 1, 1, 1, 1}},
+      {kW4, 4096, 14336, {k128, k128, k128, k128, k256}, {4, 2, 1, 1, 1}},
+      {kW4, 28672, 8192, {k128, k128, k128, k128, k256}, {1, 1, 1, 1, 1}},
+      // 8-bit weights: the 128-row tile holds one block per SM.
+      {"weight=e4m3,group=128,scale=fp16", 8192, 8192,
+       {k128, k256, k256, k256, k256}, {1, 1, 1, 1, 1}},
+      {"weight=uint4,group=128,scale=fp16,zero=int", 8192, 8192,
+       {k128, k256, k256, k256, k256}, {1, 1, 1, 1, 1}},
+  };
+  // clang-format on
+  for (const Expected& expected : cases) {
+    SCOPED_TRACE(::testing::Message() << expected.spec << " N=" << expected.n
+                                      << " K=" << expected.k);
+    absl::StatusOr<Plan> plan =
+        PlanKernels(Request(expected.spec, expected.n, expected.k));
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    ASSERT_EQ(plan->entries.size(), 9u);
+    for (int i = 0; i < 5; ++i) {
+      const PlanEntry& entry = plan->entries[4 + i];
+      EXPECT_EQ(entry.config.text, expected.tiles[i]) << entry.m_min;
+      EXPECT_EQ(entry.launch.grid_z, expected.splits[i]) << entry.m_min;
+    }
+  }
+  // Layers that are not whole 128-row and 128-column tiles keep the
+  // mma.sync tiles above M = 64 (N = 192: one 64-row block per warpgroup
+  // below it).
+  absl::StatusOr<Plan> odd =
+      PlanKernels(Request("weight=uint4,group=64,scale=fp16", 192, 256));
+  ASSERT_TRUE(odd.ok()) << odd.status();
+  ASSERT_EQ(odd->entries.size(), 7u);
+  for (size_t i = 4; i < odd->entries.size(); ++i) {
+    EXPECT_EQ(odd->entries[i].config.skeleton, kGemmSkeleton);
+    EXPECT_FALSE(odd->entries[i].launch.programmatic_dependent_launch);
+  }
+  absl::StatusOr<Plan> short_k =
+      PlanKernels(Request("weight=uint4,group=64,scale=fp16", 4096, 4160));
+  ASSERT_TRUE(short_k.ok()) << short_k.status();
+  EXPECT_EQ(short_k->entries.back().config.skeleton, kGemmSkeleton);
+}
+
+TEST(GemmPrefillPlanTest, ASharedMemoryTooSmallKeepsTheMmaSyncTiles) {
+  const KernelRequest request =
+      Request("weight=uint8,group=128,scale=fp16", 8192, 8192);
+  // The 256-row tile of 8-bit weights needs ~160 KB.
+  const std::vector<PlanEntry> small =
+      PlanWgmmaPrefill(request.spec, request.shape, 132, 101376);
+  EXPECT_TRUE(small.empty());
+  const std::vector<PlanEntry> full = PlanWgmmaPrefill(
+      request.spec, request.shape, 132, GemmSharedMemoryLimit(request.gpu));
+  ASSERT_EQ(full.size(), 5u);
+  EXPECT_EQ(full.front().m_min, 65);
+  EXPECT_EQ(full.back().m_max, kDefaultMaxM);
+  for (const PlanEntry& entry : full) {
+    EXPECT_LE(entry.launch.dynamic_shared_memory,
+              GemmSharedMemoryLimit(request.gpu));
+  }
+}
+
+}  // namespace
+}  // namespace hummingd
