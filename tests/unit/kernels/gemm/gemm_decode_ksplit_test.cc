@@ -22,10 +22,7 @@
 namespace hummingd {
 namespace {
 
-// An H200's 132 SMs.
-KernelRequest Request(const char* spec_text, int64_t n, int64_t k) {
-  return testing::GemmRequest(spec_text, n, k, "sm_90a", 132);
-}
+using testing::H200GemmRequest;
 
 // Planner v19: k-split warps at 8 tokens where K <= 4096 and the narrowest
 // block (16 rows, else 32) fills >= 2/3 of one wave at two per SM, unsplit;
@@ -142,7 +139,7 @@ TEST(GemmDecodeKSplitTest, KSplitWarpsFillTheMachineUnsplit) {
   for (const Case& c : cases) {
     SCOPED_TRACE(::testing::Message()
                  << c.spec << " N=" << c.n << " K=" << c.k);
-    const KernelRequest request = Request(c.spec, c.n, c.k);
+    const KernelRequest request = H200GemmRequest(c.spec, c.n, c.k);
     absl::StatusOr<Plan> plan = PlanKernels(request);
     ASSERT_TRUE(plan.ok()) << plan.status();
     EXPECT_EQ(plan->entries[0].config.text, c.tile);
@@ -241,7 +238,7 @@ TEST(GemmDecodeKSplitTest, KSplitWarpsFillTheMachineUnsplit) {
   for (const Case& c : kept) {
     SCOPED_TRACE(::testing::Message()
                  << c.spec << " N=" << c.n << " K=" << c.k);
-    absl::StatusOr<Plan> plan = PlanKernels(Request(c.spec, c.n, c.k));
+    absl::StatusOr<Plan> plan = PlanKernels(H200GemmRequest(c.spec, c.n, c.k));
     ASSERT_TRUE(plan.ok()) << plan.status();
     for (const PlanEntry& entry : plan->entries) {
       EXPECT_EQ(entry.config.text.find("ksplit"), std::string::npos)

@@ -17,10 +17,7 @@
 namespace hummingd {
 namespace {
 
-// An H200's 132 SMs.
-KernelRequest Request(const char* spec_text, int64_t n, int64_t k) {
-  return testing::GemmRequest(spec_text, n, k, "sm_90a", 132);
-}
+using testing::H200GemmRequest;
 
 // Above M = 64 Hopper runs the 64-token wgmma tiles (sweeps ba and bb,
 // bench/results/tile-sweep-prefill-a0b7394.md): the 128-row tile two per SM,
@@ -55,7 +52,7 @@ TEST(GemmPrefillPlanTest, LargerMOnHopperRunsSixtyFourTokenTiles) {
     SCOPED_TRACE(::testing::Message() << expected.spec << " N=" << expected.n
                                       << " K=" << expected.k);
     absl::StatusOr<Plan> plan =
-        PlanKernels(Request(expected.spec, expected.n, expected.k));
+        PlanKernels(H200GemmRequest(expected.spec, expected.n, expected.k));
     ASSERT_TRUE(plan.ok()) << plan.status();
     ASSERT_EQ(plan->entries.size(), 9u);
     for (int i = 0; i < 5; ++i) {
@@ -67,23 +64,23 @@ TEST(GemmPrefillPlanTest, LargerMOnHopperRunsSixtyFourTokenTiles) {
   // Layers that are not whole 128-row and 128-column tiles keep the
   // mma.sync tiles above M = 64 (N = 192: one 64-row block per warpgroup
   // below it).
-  absl::StatusOr<Plan> odd =
-      PlanKernels(Request("weight=uint4,group=64,scale=fp16", 192, 256));
+  absl::StatusOr<Plan> odd = PlanKernels(
+      H200GemmRequest("weight=uint4,group=64,scale=fp16", 192, 256));
   ASSERT_TRUE(odd.ok()) << odd.status();
   ASSERT_EQ(odd->entries.size(), 7u);
   for (size_t i = 4; i < odd->entries.size(); ++i) {
     EXPECT_EQ(odd->entries[i].config.skeleton, kGemmSkeleton);
     EXPECT_FALSE(odd->entries[i].launch.programmatic_dependent_launch);
   }
-  absl::StatusOr<Plan> short_k =
-      PlanKernels(Request("weight=uint4,group=64,scale=fp16", 4096, 4160));
+  absl::StatusOr<Plan> short_k = PlanKernels(
+      H200GemmRequest("weight=uint4,group=64,scale=fp16", 4096, 4160));
   ASSERT_TRUE(short_k.ok()) << short_k.status();
   EXPECT_EQ(short_k->entries.back().config.skeleton, kGemmSkeleton);
 }
 
 TEST(GemmPrefillPlanTest, ASharedMemoryTooSmallKeepsTheMmaSyncTiles) {
   const KernelRequest request =
-      Request("weight=uint8,group=128,scale=fp16", 8192, 8192);
+      H200GemmRequest("weight=uint8,group=128,scale=fp16", 8192, 8192);
   // The 256-row tile of 8-bit weights needs ~160 KB.
   const std::vector<PlanEntry> small =
       PlanWgmmaPrefill(request.spec, request.shape, 132, 101376);

@@ -26,4 +26,11 @@ inline KernelRequest GemmRequest(const char* spec_text, int64_t n, int64_t k,
   return request;
 }
 
+// The same on an H200 (sm_90a, 132 SMs): the GPU the decode and prefill
+// plans were measured on.
+inline KernelRequest H200GemmRequest(const char* spec_text, int64_t n,
+                                     int64_t k) {
+  return GemmRequest(spec_text, n, k, "sm_90a", 132);
+}
+
 }  // namespace hummingd::testing
