@@ -97,11 +97,39 @@ HUMMINGD_DEVICE void wgmma_fence_operand(float& value) {
   "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, "  \
   "%30, %31}, {%32, %33, %34, %35}, %36"
 
+#define HUMMINGD_WGMMA_OUTPUTS_128                                        \
+  "+f"(r_acc[0]), "+f"(r_acc[1]), "+f"(r_acc[2]), "+f"(r_acc[3]),         \
+      "+f"(r_acc[4]), "+f"(r_acc[5]), "+f"(r_acc[6]), "+f"(r_acc[7]),     \
+      "+f"(r_acc[8]), "+f"(r_acc[9]), "+f"(r_acc[10]), "+f"(r_acc[11]),   \
+      "+f"(r_acc[12]), "+f"(r_acc[13]), "+f"(r_acc[14]), "+f"(r_acc[15]), \
+      "+f"(r_acc[16]), "+f"(r_acc[17]), "+f"(r_acc[18]), "+f"(r_acc[19]), \
+      "+f"(r_acc[20]), "+f"(r_acc[21]), "+f"(r_acc[22]), "+f"(r_acc[23]), \
+      "+f"(r_acc[24]), "+f"(r_acc[25]), "+f"(r_acc[26]), "+f"(r_acc[27]), \
+      "+f"(r_acc[28]), "+f"(r_acc[29]), "+f"(r_acc[30]), "+f"(r_acc[31]), \
+      "+f"(r_acc[32]), "+f"(r_acc[33]), "+f"(r_acc[34]), "+f"(r_acc[35]), \
+      "+f"(r_acc[36]), "+f"(r_acc[37]), "+f"(r_acc[38]), "+f"(r_acc[39]), \
+      "+f"(r_acc[40]), "+f"(r_acc[41]), "+f"(r_acc[42]), "+f"(r_acc[43]), \
+      "+f"(r_acc[44]), "+f"(r_acc[45]), "+f"(r_acc[46]), "+f"(r_acc[47]), \
+      "+f"(r_acc[48]), "+f"(r_acc[49]), "+f"(r_acc[50]), "+f"(r_acc[51]), \
+      "+f"(r_acc[52]), "+f"(r_acc[53]), "+f"(r_acc[54]), "+f"(r_acc[55]), \
+      "+f"(r_acc[56]), "+f"(r_acc[57]), "+f"(r_acc[58]), "+f"(r_acc[59]), \
+      "+f"(r_acc[60]), "+f"(r_acc[61]), "+f"(r_acc[62]), "+f"(r_acc[63])
+#define HUMMINGD_WGMMA_OPERANDS_128                                         \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
+  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, "  \
+  "%30, %31, "                                                              \
+  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, "  \
+  "%46, %47, "                                                              \
+  "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, "  \
+  "%62, %63}, "                                                             \
+  "{%64, %65, %66, %67}, %68"
+
 // Operand number of the scale-d immediate (after accumulators, A, desc).
 #define HUMMINGD_WGMMA_SCALE_D_8 "%9"
 #define HUMMINGD_WGMMA_SCALE_D_16 "%13"
 #define HUMMINGD_WGMMA_SCALE_D_32 "%21"
 #define HUMMINGD_WGMMA_SCALE_D_64 "%37"
+#define HUMMINGD_WGMMA_SCALE_D_128 "%69"
 
 #define HUMMINGD_WGMMA_RS(N, TYPE)                                             \
   asm volatile("{\n.reg .pred p;\nsetp.ne.u32 p, " HUMMINGD_WGMMA_SCALE_D_##N  \
@@ -135,12 +163,17 @@ HUMMINGD_DEVICE void wgmma_rs(float (&r_acc)[kN / 2], const u32 (&r_a)[4],
       HUMMINGD_WGMMA_RS(32, "bf16");
     else
       HUMMINGD_WGMMA_RS(32, "f16");
-  } else {
-    static_assert(kN == 64, "token tiles of 8, 16, 32 or 64");
+  } else if constexpr (kN == 64) {
     if constexpr (kBf16)
       HUMMINGD_WGMMA_RS(64, "bf16");
     else
       HUMMINGD_WGMMA_RS(64, "f16");
+  } else {
+    static_assert(kN == 128, "token tiles of 8, 16, 32, 64 or 128");
+    if constexpr (kBf16)
+      HUMMINGD_WGMMA_RS(128, "bf16");
+    else
+      HUMMINGD_WGMMA_RS(128, "f16");
   }
 }
 

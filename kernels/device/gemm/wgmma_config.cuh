@@ -236,8 +236,9 @@ struct WgmmaConfig : GemmScaleTiling<Format_, kN_, kK_> {
   static constexpr int kSharedBytes =
       wgmma_shared_bytes(Tile::kStages, kStageBytes, kChunkBytes);
 
-  static_assert(kTokens == 8 || kTokens == 16 || kTokens == 32 || kTokens == 64,
-                "token tiles of 8, 16, 32 or 64 (wgmma n)");
+  static_assert(kTokens == 8 || kTokens == 16 || kTokens == 32 ||
+                    kTokens == 64 || kTokens == 128,
+                "token tiles of 8, 16, 32, 64 or 128 (wgmma n)");
   static_assert(kWarpSplitK > 1 ||
                     (kRowBlocks >= 1 &&
                      Tile::kBlockN == kRowBlocks * kWgmmaRowsPerWarpgroup *

@@ -255,6 +255,9 @@ TEST(GemmCompileTest, WgmmaTileOptionsCompileAndChangeTheKernel) {
   for (const char* text :
        {"tile=64x128x128,warps=1x8,stages=4,mma=wgmma,order=grouped",
         "tile=64x256x128,warps=1x16,stages=3,mma=wgmma,order=grouped",
+        // 128 tokens: 64 accumulators per thread, one block per SM.
+        "tile=128x128x128,warps=1x8,stages=4,mma=wgmma",
+        "tile=128x128x64,warps=1x8,stages=4,mma=wgmma,order=grouped",
         "tile=8x32x512,warps=1x8,stages=6,mma=wgmma,ksplit=4",
         "tile=8x16x512,warps=1x8,stages=8,mma=wgmma,ksplit=8",
         "tile=16x16x512,warps=1x8,stages=5,mma=wgmma,ksplit=8",

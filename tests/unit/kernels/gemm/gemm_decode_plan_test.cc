@@ -1122,6 +1122,24 @@ TEST(GemmDecodePlanTest, WgmmaTileTextRoundTripsAndValidates) {
   EXPECT_FALSE(
       ParseGemmTileText(prefill_text + ",order=grouped,blocks=2").ok());
   EXPECT_FALSE(ParseGemmTileText(prefill_text + ",order=linear").ok());
+  // 128-token tiles (a bench option, not planned): one 64-row block per
+  // warpgroup, at most two warpgroups; order=grouped applies to them too.
+  for (const char* valid : {"tile=128x128x128,warps=1x8,stages=4,mma=wgmma",
+                            "tile=128x64x64,warps=1x4,stages=3,mma=wgmma",
+                            "tile=128x128x64,warps=1x8,stages=4,mma=wgmma,"
+                            "order=grouped"}) {
+    absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(valid);
+    ASSERT_TRUE(tile.ok()) << valid << ": " << tile.status();
+    EXPECT_TRUE(ValidateGemmTile(*tile, 256, 256).ok()) << valid;
+    EXPECT_EQ(WgmmaBlocksPerSm(*tile), 1) << valid;
+  }
+  for (const char* invalid : {"tile=128x256x128,warps=1x8,stages=4,mma=wgmma",
+                              "tile=128x256x64,warps=1x16,stages=3,mma=wgmma",
+                              "tile=256x128x64,warps=1x8,stages=4,mma=wgmma"}) {
+    absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(invalid);
+    ASSERT_TRUE(tile.ok()) << invalid << ": " << tile.status();
+    EXPECT_FALSE(ValidateGemmTile(*tile, 512, 512).ok()) << invalid;
+  }
   // Parsed, but not valid below 64 tokens.
   absl::StatusOr<GemmTileConfig> small_grouped =
       ParseGemmTileText(text + ",order=grouped");
