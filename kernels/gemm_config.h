@@ -71,7 +71,8 @@ struct GemmTileConfig {
   // memory instead of in split-K partials; such tiles run unsplit. 1: each warp
   // owns its rows' whole k-tile.
   int warp_split_k = 1;
-  // 64-token wgmma tiles only: blocks take their (m-block, n-block) tiles
+  // 64- and 128-token wgmma tiles only: blocks take their (m-block, n-block)
+  // tiles
   // in grouped order (kernels/device/schedule/block_order.cuh), so that a
   // wave of resident blocks of a many-M-block launch shares activations and
   // weights in L2 ("order=grouped"). Not planned yet: the bench times it by

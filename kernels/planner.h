@@ -41,10 +41,9 @@ uint32_t PlanKeyLaunchAbi(const KernelRequest& request);
 // need request.launch_abi >= kLaunchAbiKMajorScales), and, where N and K
 // are multiples of 128, M > 64 by five ranges of 64-token wgmma tiles
 // (65-128, 129-256, 257-512, 513-1024, 1025+; kernels/gemm_prefill_plan.h);
-// grid = (ceil(M / BM),
-// N / BN, split-K); split-K entries need GemmWorkspaceBytes(entry, M) of
-// workspace and GemmCounterBytes(entry, M) of zeroed counters
-// (kernels/gemm_config.h).
+// grid = (ceil(M / BM), N / BN, split-K); split-K entries need
+// GemmWorkspaceBytes(entry, M) of workspace and GemmCounterBytes(entry, M) of
+// zeroed counters (kernels/gemm_config.h).
 absl::StatusOr<Plan> PlanKernels(const KernelRequest& request);
 
 // The weight repack kernel of a kGemm request (checkpoint layout ->
