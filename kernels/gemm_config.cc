@@ -14,6 +14,7 @@
 #include "absl/strings/string_view.h"
 #include "gemm/wgmma_config.cuh"
 #include "kernels/k_major_scales.h"
+#include "kernels/launch_abi.h"
 
 namespace hummingd {
 namespace {
@@ -68,6 +69,16 @@ int GemmTileConfig::SharedBytes(const QuantSpec& spec) const {
   const int w_bytes = static_cast<int>(block_n / kGemmUnitN) *
                       static_cast<int>(block_k / kGemmUnitK) * 128 * bits;
   return stages * (a_bytes + w_bytes);
+}
+
+uint32_t GemmTileLaunchAbi(const GemmTileConfig& tile) {
+  if ((tile.mma == GemmMma::kWgmma && tile.block_m > 64) ||
+      tile.grouped_order) {
+    return kLaunchAbiPrefillTiles;
+  }
+  if (tile.warp_split_k > 1) return kLaunchAbiKSplitTiles;
+  if (tile.k_major_scales) return kLaunchAbiKMajorScales;
+  return kLaunchAbiOriginal;
 }
 
 int WgmmaBlocksPerSm(const GemmTileConfig& tile) {

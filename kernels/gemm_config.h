@@ -144,6 +144,10 @@ std::string FormatGemmTileText(const GemmTileConfig& tile);
 // "config.text" for anything else.
 absl::StatusOr<GemmTileConfig> ParseGemmTileText(std::string_view text);
 
+// The oldest launch ABI (kernels/launch_abi.h) whose clients can launch
+// `tile`: what its text and arguments ask of the client.
+uint32_t GemmTileLaunchAbi(const GemmTileConfig& tile);
+
 // N and K are positive multiples of the weight unit (16 x 64):
 // INVALID_ARGUMENT naming "shape" otherwise. The planner and codegen both
 // hold every GEMM layer to it.

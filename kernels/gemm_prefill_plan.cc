@@ -5,6 +5,7 @@
 
 #include "kernels/gemm_config.h"
 #include "kernels/gemm_decode_plan.h"
+#include "kernels/launch_abi.h"
 
 namespace hummingd {
 namespace {
@@ -20,7 +21,10 @@ struct PrefillRange {
 constexpr PrefillRange kPrefillRanges[] = {
     {65, 128}, {129, 256}, {257, 512}, {513, 1024}, {1025, kDefaultMaxM}};
 
-constexpr int kTokensPerBlock = 64;
+// Clients of kLaunchAbiPrefillTiles get 128-token tiles from this M on,
+// in grouped block order from kGroupedOrderMinM.
+constexpr int64_t kWideTokensMinM = 257;
+constexpr int64_t kGroupedOrderMinM = 1025;
 
 // The 128-row tile (one 64-row block per warpgroup, two warpgroups, 4
 // stages of 128 columns) or the 256-row one (four warpgroups, 3 stages, one
@@ -28,12 +32,38 @@ constexpr int kTokensPerBlock = 64;
 GemmTileConfig PrefillTile(bool rows_256) {
   GemmTileConfig tile;
   tile.mma = GemmMma::kWgmma;
-  tile.block_m = kTokensPerBlock;
+  tile.block_m = 64;
   tile.warps_m = 1;
   tile.warps_n = rows_256 ? 16 : 8;
   tile.block_n = rows_256 ? 256 : 128;
   tile.block_k = 128;
   tile.stages = rows_256 ? 3 : 4;
+  return tile;
+}
+
+// The 128-token tile: two warpgroups, each one 64-row block by all 128
+// tokens (64 fp32 accumulators per thread, so one block per SM), 4 stages
+// of 128 columns, or of 64 where those do not fit `smem_limit`. Sweep be
+// (bench/results/tile-sweep-prefill-be-acc4d05.md, uint4 fp16): against
+// the 64-token tiles M = 1024 240 / 944 / 60.1 µs for 8192 x 8192,
+// 28672 x 8192 and 4096 x 4096 (254 / 1016 / 65.8); at M = 8192 in grouped
+// order 2097 / 7413 / 547 (2486 / 8961 / 646), where the 64-token tile in
+// grouped order took 2234 / 7803 / 576. Columns of 64 ran 4-8% slower.
+// At M = 256 it won on 8192 x 8192 (58.5 against 65.2) and lost on the
+// others (28672 x 8192 237 against 230; 4096 x 4096 unsplit 29.2 against
+// 20.9), so the 129-256 range keeps the 64-token tiles.
+GemmTileConfig WideTokensTile(const QuantSpec& spec, int smem_limit,
+                              bool grouped_order) {
+  GemmTileConfig tile;
+  tile.mma = GemmMma::kWgmma;
+  tile.block_m = 128;
+  tile.warps_m = 1;
+  tile.warps_n = 8;
+  tile.block_n = 128;
+  tile.block_k = 128;
+  tile.stages = 4;
+  tile.grouped_order = grouped_order;
+  if (tile.SharedBytes(spec) > smem_limit) tile.block_k = 64;
   return tile;
 }
 
@@ -67,17 +97,21 @@ bool TakesRows256(const PrefillRange& range, const QuantSpec& spec,
 
 std::vector<PlanEntry> PlanWgmmaPrefill(const QuantSpec& spec,
                                         const LayerShape& shape, int sm_count,
-                                        int smem_limit) {
+                                        int smem_limit, uint32_t launch_abi) {
   std::vector<PlanEntry> entries;
   if (shape.n % 128 != 0 || shape.k % 128 != 0) return entries;
   for (const PrefillRange& range : kPrefillRanges) {
-    const GemmTileConfig tile = PrefillTile(TakesRows256(range, spec, shape));
+    const bool wide_tokens =
+        launch_abi >= kLaunchAbiPrefillTiles && range.m_min >= kWideTokensMinM;
+    const GemmTileConfig tile =
+        wide_tokens
+            ? WideTokensTile(spec, smem_limit, range.m_min >= kGroupedOrderMinM)
+            : PrefillTile(TakesRows256(range, spec, shape));
     if (tile.SharedBytes(spec) > smem_limit ||
         !ValidateGemmTile(tile, shape.n, shape.k).ok()) {
       return {};
     }
-    const int64_t m_blocks =
-        (range.m_max + kTokensPerBlock - 1) / kTokensPerBlock;
+    const int64_t m_blocks = (range.m_max + tile.block_m - 1) / tile.block_m;
     const int64_t blocks = m_blocks * (shape.n / tile.block_n);
     const double weight_bytes =
         static_cast<double>(shape.n) * shape.k * spec.weight.bits / 8.0;

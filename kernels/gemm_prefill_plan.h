@@ -2,7 +2,11 @@
 
 // The M > 64 half of a GEMM plan on Hopper: the wgmma decode skeleton's
 // 64-token tiles, ceil(M / 64) blocks per n-block, for every M range above
-// the decode ranges (65-128, 129-256, 257-512, 513-1024, 1025 and up).
+// the decode ranges (65-128, 129-256, 257-512, 513-1024, 1025 and up), and
+// from planner v29 its 128-token tiles above M = 256 (two warpgroups of one
+// 64-row block each, one block per SM; in grouped block order from 1025):
+// sweep be, 8192 x 8192 uint4 fp16 M = 1024 240 against 254 µs, M = 8192
+// 2097 against 2486.
 // Against the mma.sync 128x128x64 tile planned there before (planner v26)
 // they took 1.9-4.2x less time on the six layers of issue 5 (8192 x 8192
 // uint4 fp16: M = 256 65 against 194 µs, M = 1024 254 against 663, M = 8192
@@ -10,6 +14,7 @@
 // less with MXFP4, NVFP4 and float zero points (sweep bc). A pure function
 // of (spec, N, K, SM count, shared-memory limit): deterministic.
 
+#include <cstdint>
 #include <vector>
 
 #include "kernels/layer_shape.h"
@@ -22,8 +27,10 @@ namespace hummingd {
 // the tiles (N or K not a multiple of 128, or a tile that does not fit the
 // shared memory): the caller then plans the mma.sync tiles there. Requires
 // WgmmaDecodeApplies.
+// 128-token tiles (and grouped block order) only for launch_abi >=
+// kLaunchAbiPrefillTiles.
 std::vector<PlanEntry> PlanWgmmaPrefill(const QuantSpec& spec,
                                         const LayerShape& shape, int sm_count,
-                                        int smem_limit);
+                                        int smem_limit, uint32_t launch_abi);
 
 }  // namespace hummingd

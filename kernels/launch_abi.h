@@ -31,10 +31,15 @@ inline constexpr uint32_t kLaunchAbiKMajorScales = 1;
 // (Its loader only parses a tile text, so 16-token ksplit tiles, planned
 // since v20, need nothing newer.)
 inline constexpr uint32_t kLaunchAbiKSplitTiles = 2;
+// The client reads 128-token wgmma tile texts (`tile=128x...`) and
+// `order=grouped` (planner v29's M > 256 tiles): same arguments and a grid
+// the plan entry spells out, but a client before it refuses both texts
+// when it loads the set.
+inline constexpr uint32_t kLaunchAbiPrefillTiles = 3;
 // What this build's launchers (QuantizedLinear, LaunchKernel) pass. Bump
 // it, with a new constant above, whenever a planned kernel expects
 // arguments (or a tile text) an older client does not handle; requests
 // above it are refused (INVALID_ARGUMENT).
-inline constexpr uint32_t kCurrentLaunchAbi = kLaunchAbiKSplitTiles;
+inline constexpr uint32_t kCurrentLaunchAbi = kLaunchAbiPrefillTiles;
 
 }  // namespace hummingd

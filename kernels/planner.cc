@@ -191,14 +191,14 @@ absl::StatusOr<Plan> PlanGemm(const KernelRequest& request) {
   const int smem_limit = GemmSharedMemoryLimit(request.gpu);
   Plan plan;
   // Hopper serves M <= 64 with the wgmma decode kernels, and larger M with
-  // their 64-token tiles where the layer takes them.
+  // their 64- and 128-token tiles where the layer takes them.
   const bool wgmma_decode = WgmmaDecodeApplies(request.gpu, spec, shape);
   if (wgmma_decode) {
     ASSIGN_OR_RETURN(
         plan.entries,
         PlanWgmmaDecode(spec, shape, sm_count, smem_limit, request.launch_abi));
     const std::vector<PlanEntry> prefill =
-        PlanWgmmaPrefill(spec, shape, sm_count, smem_limit);
+        PlanWgmmaPrefill(spec, shape, sm_count, smem_limit, request.launch_abi);
     if (!prefill.empty()) {
       plan.entries.insert(plan.entries.end(), prefill.begin(), prefill.end());
       return plan;

@@ -12,7 +12,7 @@
 namespace hummingd {
 
 // Bumped whenever planning logic changes what it emits; part of the plan key.
-inline constexpr int kPlannerVersion = 28;
+inline constexpr int kPlannerVersion = 29;
 
 // The dynamic shared memory a block may opt into on `gpu`: the target's
 // own figure, else the arch's (what the planner fits tiles into).
@@ -40,7 +40,8 @@ uint32_t PlanKeyLaunchAbi(const KernelRequest& request);
 // 17-32, 33-64; kernels/gemm_decode_plan.h, whose layout=kmajor tiles
 // need request.launch_abi >= kLaunchAbiKMajorScales), and, where N and K
 // are multiples of 128, M > 64 by five ranges of 64-token wgmma tiles
-// (65-128, 129-256, 257-512, 513-1024, 1025+; kernels/gemm_prefill_plan.h);
+// (65-128, 129-256, 257-512, 513-1024, 1025+; kernels/gemm_prefill_plan.h;
+// 128-token tiles above 256 for request.launch_abi >= kLaunchAbiPrefillTiles);
 // grid = (ceil(M / BM), N / BN, split-K); split-K entries need
 // GemmWorkspaceBytes(entry, M) of workspace and GemmCounterBytes(entry, M) of
 // zeroed counters (kernels/gemm_config.h).

@@ -11,7 +11,6 @@
 #include "common/status_macros.h"
 #include "kernels/codegen.h"
 #include "kernels/gemm_decode_plan.h"
-#include "kernels/launch_abi.h"
 #include "kernels/nvrtc_compiler.h"
 #include "kernels/planner.h"
 #include "kernels/quant_spec.h"
@@ -52,12 +51,14 @@ absl::Status ApplyPlanOverrides(const KernelRequest& request,
     }
     RETURN_IF_ERROR(ValidateGemmTile(override_entry.tile, request.shape.n,
                                      request.shape.k));
-    // The set's launcher must pass the k-major copy as GemmArgs::scales.
-    if (override_entry.tile.k_major_scales &&
-        request.launch_abi < kLaunchAbiKMajorScales) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--override: layout=kmajor needs launch ABI ", kLaunchAbiKMajorScales,
-          " or later (the request has ", request.launch_abi, ")"));
+    // The set's launcher must handle the tile (e.g. pass the k-major copy
+    // as GemmArgs::scales for layout=kmajor, read ksplit=S or 128 tokens).
+    const uint32_t tile_abi = GemmTileLaunchAbi(override_entry.tile);
+    if (request.launch_abi < tile_abi) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--override: '", FormatGemmTileText(override_entry.tile),
+                       "' needs launch ABI ", tile_abi,
+                       " or later (the request has ", request.launch_abi, ")"));
     }
     // The kernel would refuse it at compile time (a static_assert); say so
     // as a bad argument, before NVRTC.
@@ -74,12 +75,6 @@ absl::Status ApplyPlanOverrides(const KernelRequest& request,
       return absl::InvalidArgumentError(
           absl::StrCat("--override: ksplit tiles run unsplit (got ",
                        override_entry.splits, " splits)"));
-    }
-    if (override_entry.tile.warp_split_k > 1 &&
-        request.launch_abi < kLaunchAbiKSplitTiles) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--override: ksplit needs launch ABI ", kLaunchAbiKSplitTiles,
-          " or later (the request has ", request.launch_abi, ")"));
     }
     // The kernel would refuse it at compile time (a static_assert).
     if (!WgmmaKSplitHoldsScalePeriods(override_entry.tile, request.spec,

@@ -138,6 +138,18 @@ TEST(PlanOverrideTest, RefusesUnknownRangesAndIllegalTiles) {
   EXPECT_EQ(old_client.code(), absl::StatusCode::kInvalidArgument)
       << old_client;
   EXPECT_NE(old_client.message().find("launch ABI"), std::string::npos);
+  // 128-token tiles and grouped order from launch ABI 3.
+  KernelRequest k_split_abi = request;
+  k_split_abi.launch_abi = kLaunchAbiKSplitTiles;
+  for (const char* tile :
+       {"16:tile=128x128x128,warps=1x8,stages=4,mma=wgmma:1",
+        "16:tile=64x128x128,warps=1x8,stages=4,mma=wgmma,order=grouped:1"}) {
+    const absl::Status wide =
+        ApplyPlanOverrides(k_split_abi, *ParsePlanOverrides(tile), set);
+    EXPECT_EQ(wide.code(), absl::StatusCode::kInvalidArgument) << wide;
+    EXPECT_NE(wide.message().find("needs launch ABI 3"), std::string::npos)
+        << wide;
+  }
   KernelRequest k_6144 = request;
   k_6144.shape.k = 6144;
   const absl::Status straddles = ApplyPlanOverrides(

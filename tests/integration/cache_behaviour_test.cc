@@ -3,6 +3,7 @@
 #include <set>
 #include <string>
 
+#include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "kernels/launch_abi.h"
 #include "tests/integration/daemon_test_util.h"
@@ -164,8 +165,8 @@ TEST_F(CacheBehaviourTest, GemmSetsCarryEveryRangeAndTheRepackKernel) {
 
 // A client built before launch_abi (the field absent: the original
 // GemmArgs::scales, the checkpoint tensor) is never served a layout=kmajor
-// kernel, and never shares a plan record with a current client; the tiles both
-// plans have in common are one artifact each.
+// kernel or a 128-token one, and never shares a plan record with a current
+// client; the tiles both plans have in common are one artifact each.
 TEST_F(CacheBehaviourTest, GemmPlansFollowTheClientsLaunchAbi) {
   auto daemon = StartDaemon({"--compile-threads", "2"});
   ASSERT_NE(daemon, nullptr);
@@ -197,12 +198,20 @@ TEST_F(CacheBehaviourTest, GemmPlansFollowTheClientsLaunchAbi) {
   ASSERT_EQ(old_set.kernels_size(), current_set.kernels_size());
   ASSERT_GE(old_set.kernels_size(), 4);
   int k_major = 0;
+  int wide_tokens = 0;
   for (int i = 0; i < old_set.kernels_size(); ++i) {
     const std::string& old_config = old_set.kernels(i).config();
     const std::string& current_config = current_set.kernels(i).config();
     EXPECT_EQ(old_config.find("layout=kmajor"), std::string::npos)
         << old_config;
-    if (current_config.find("layout=kmajor") != std::string::npos) {
+    if (absl::StartsWith(current_config, "tile=128x")) {
+      // Above M = 256, the 128-token tiles of launch ABI 3 (planner v29)
+      // where the old client keeps the 64-token ones.
+      ++wide_tokens;
+      EXPECT_TRUE(absl::StartsWith(old_config, "tile=64x")) << old_config;
+      EXPECT_NE(current_set.kernels(i).artifact_key(),
+                old_set.kernels(i).artifact_key());
+    } else if (current_config.find("layout=kmajor") != std::string::npos) {
       ++k_major;
       EXPECT_EQ(current_config, old_config + ",layout=kmajor");
       EXPECT_NE(current_set.kernels(i).artifact_key(),
@@ -215,6 +224,7 @@ TEST_F(CacheBehaviourTest, GemmPlansFollowTheClientsLaunchAbi) {
     }
   }
   EXPECT_EQ(k_major, 2);
+  EXPECT_EQ(wide_tokens, 3);
 }
 
 }  // namespace

@@ -6,10 +6,12 @@
 #include "kernels/gemm_prefill_plan.h"
 
 #include <cstdint>
+#include <utility>
 
 #include "gtest/gtest.h"
 #include "kernels/gemm_config.h"
 #include "kernels/gemm_decode_plan.h"
+#include "kernels/launch_abi.h"
 #include "kernels/planner.h"
 #include "kernels/quant_spec.h"
 #include "tests/unit/kernels/gemm/gemm_request.h"
@@ -19,12 +21,16 @@ namespace {
 
 using testing::H200GemmRequest;
 
-// Above M = 64 Hopper runs the 64-token wgmma tiles (sweeps ba and bb,
+// Above M = 64 Hopper runs the wgmma skeleton's tiles. Up to M = 256 the
+// 64-token ones (sweeps ba and bb,
 // bench/results/tile-sweep-prefill-a0b7394.md): the 128-row tile two per SM,
-// split where its grid is short of the 264 slots, and the 256-row
-// sixteen-warp tile from M = 1025 (from M = 129 where the 128-row tile holds
-// one block per SM: 8-bit weights, and 4-bit ones with zero points).
-TEST(GemmPrefillPlanTest, LargerMOnHopperRunsSixtyFourTokenTiles) {
+// split where its grid is short of the 264 slots, or the 256-row sixteen-warp
+// tile from M = 129 where the 128-row one holds one block per SM (8-bit
+// weights, and 4-bit ones with zero points). Above 256 the 128-token tile, one
+// per SM, in grouped block order from 1025 (sweep be,
+// bench/results/tile-sweep-prefill-be-acc4d05.md).
+TEST(GemmPrefillPlanTest,
+     LargerMOnHopperRunsSixtyFourAndOneTwentyEightTokenTiles) {
   struct Expected {
     const char* spec;
     int64_t n, k;
@@ -33,19 +39,22 @@ TEST(GemmPrefillPlanTest, LargerMOnHopperRunsSixtyFourTokenTiles) {
   };
   constexpr const char* k128 = "tile=64x128x128,warps=1x8,stages=4,mma=wgmma";
   constexpr const char* k256 = "tile=64x256x128,warps=1x16,stages=3,mma=wgmma";
+  constexpr const char* kWide = "tile=128x128x128,warps=1x8,stages=4,mma=wgmma";
+  constexpr const char* kWideGrouped =
+      "tile=128x128x128,warps=1x8,stages=4,mma=wgmma,order=grouped";
   constexpr const char* kW4 = "weight=uint4,group=128,scale=fp16";
   // clang-format off
   const Expected cases[] = {
-      {kW4, 8192, 8192, {k128, k128, k128, k128, k256}, {2, 1, 1, 1, 1}},
-      {kW4, 4096, 4096, {k128, k128, k128, k128, k256}, {4, 2, 1, 1, 1}},
-      {kW4, 6144, 4096, {k128, k128, k128, k128, k256}, {2, 1, 1, 1, 1}},
-      {kW4, 4096, 14336, {k128, k128, k128, k128, k256}, {4, 2, 1, 1, 1}},
-      {kW4, 28672, 8192, {k128, k128, k128, k128, k256}, {1, 1, 1, 1, 1}},
-      // 8-bit weights: the 128-row tile holds one block per SM.
+      {kW4, 8192, 8192, {k128, k128, kWide, kWide, kWideGrouped}, {2, 1, 1, 1, 1}},
+      {kW4, 4096, 4096, {k128, k128, kWide, kWide, kWideGrouped}, {4, 2, 1, 1, 1}},
+      {kW4, 6144, 4096, {k128, k128, kWide, kWide, kWideGrouped}, {2, 1, 1, 1, 1}},
+      {kW4, 4096, 14336, {k128, k128, kWide, kWide, kWideGrouped}, {4, 2, 1, 1, 1}},
+      {kW4, 28672, 8192, {k128, k128, kWide, kWide, kWideGrouped}, {1, 1, 1, 1, 1}},
+      // 8-bit weights: the 128-row 64-token tile holds one block per SM.
       {"weight=e4m3,group=128,scale=fp16", 8192, 8192,
-       {k128, k256, k256, k256, k256}, {1, 1, 1, 1, 1}},
+       {k128, k256, kWide, kWide, kWideGrouped}, {1, 1, 1, 1, 1}},
       {"weight=uint4,group=128,scale=fp16,zero=int", 8192, 8192,
-       {k128, k256, k256, k256, k256}, {1, 1, 1, 1, 1}},
+       {k128, k256, kWide, kWide, kWideGrouped}, {1, 1, 1, 1, 1}},
   };
   // clang-format on
   for (const Expected& expected : cases) {
@@ -61,6 +70,15 @@ TEST(GemmPrefillPlanTest, LargerMOnHopperRunsSixtyFourTokenTiles) {
       EXPECT_EQ(entry.launch.grid_z, expected.splits[i]) << entry.m_min;
     }
   }
+  // A client before launch ABI 3 cannot read the 128-token tiles or
+  // grouped order, and keeps planner v28's 64-token tiles.
+  absl::StatusOr<Plan> abi2 = PlanKernels(testing::GemmRequest(
+      kW4, 8192, 8192, "sm_90a", 132, kLaunchAbiKSplitTiles));
+  ASSERT_TRUE(abi2.ok()) << abi2.status();
+  ASSERT_EQ(abi2->entries.size(), 9u);
+  EXPECT_EQ(abi2->entries[6].config.text, k128);
+  EXPECT_EQ(abi2->entries[7].config.text, k128);
+  EXPECT_EQ(abi2->entries[8].config.text, k256);
   // Layers that are not whole 128-row and 128-column tiles keep the
   // mma.sync tiles above M = 64 (N = 192: one 64-row block per warpgroup
   // below it).
@@ -78,15 +96,49 @@ TEST(GemmPrefillPlanTest, LargerMOnHopperRunsSixtyFourTokenTiles) {
   EXPECT_EQ(short_k->entries.back().config.skeleton, kGemmSkeleton);
 }
 
+// No client is planned a tile it cannot read: every entry, decode and
+// prefill, on every launch ABI, and each ABI step changes some plan.
+TEST(GemmPrefillPlanTest, EveryPlannedTileIsLaunchableByTheRequestsAbi) {
+  int newest_tiles[kCurrentLaunchAbi + 1] = {};
+  for (const char* spec :
+       {"weight=uint4,group=128,scale=fp16",
+        "weight=uint8,group=128,scale=fp16",
+        "weight=uint4,group=128,scale=bf16,zero=int,act=bf16,out=bf16"}) {
+    for (const auto [n, k] : {std::pair<int64_t, int64_t>{8192, 8192},
+                              {4096, 4096},
+                              {11776, 8192},
+                              {28672, 8192}}) {
+      for (uint32_t abi = 0; abi <= kCurrentLaunchAbi; ++abi) {
+        absl::StatusOr<Plan> plan =
+            PlanKernels(testing::GemmRequest(spec, n, k, "sm_90a", 132, abi));
+        ASSERT_TRUE(plan.ok()) << plan.status();
+        for (const PlanEntry& entry : plan->entries) {
+          if (entry.config.skeleton != kGemmWgmmaSkeleton) continue;
+          absl::StatusOr<GemmTileConfig> tile =
+              ParseGemmTileText(entry.config.text);
+          ASSERT_TRUE(tile.ok()) << tile.status();
+          const uint32_t needed = GemmTileLaunchAbi(*tile);
+          EXPECT_LE(needed, abi) << spec << " " << entry.config.text;
+          if (needed == abi) ++newest_tiles[abi];
+        }
+      }
+    }
+  }
+  for (uint32_t abi = 1; abi <= kCurrentLaunchAbi; ++abi) {
+    EXPECT_GT(newest_tiles[abi], 0) << "launch ABI " << abi;
+  }
+}
+
 TEST(GemmPrefillPlanTest, ASharedMemoryTooSmallKeepsTheMmaSyncTiles) {
   const KernelRequest request =
       H200GemmRequest("weight=uint8,group=128,scale=fp16", 8192, 8192);
   // The 256-row tile of 8-bit weights needs ~160 KB.
-  const std::vector<PlanEntry> small =
-      PlanWgmmaPrefill(request.spec, request.shape, 132, 101376);
+  const std::vector<PlanEntry> small = PlanWgmmaPrefill(
+      request.spec, request.shape, 132, 101376, kCurrentLaunchAbi);
   EXPECT_TRUE(small.empty());
-  const std::vector<PlanEntry> full = PlanWgmmaPrefill(
-      request.spec, request.shape, 132, GemmSharedMemoryLimit(request.gpu));
+  const std::vector<PlanEntry> full =
+      PlanWgmmaPrefill(request.spec, request.shape, 132,
+                       GemmSharedMemoryLimit(request.gpu), kCurrentLaunchAbi);
   ASSERT_EQ(full.size(), 5u);
   EXPECT_EQ(full.front().m_min, 65);
   EXPECT_EQ(full.back().m_max, kDefaultMaxM);
