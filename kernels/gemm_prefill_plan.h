@@ -4,7 +4,7 @@
 // 64-token tiles, ceil(M / 64) blocks per n-block, for every M range above
 // the decode ranges (65-128, 129-256, 257-512, 513-1024, 1025 and up), and
 // from planner v29 its 128-token tiles above M = 256 (two warpgroups of one
-// 64-row block each, one block per SM; in grouped block order from 1025):
+// 64-row block each, one block per SM; in grouped block order from 513):
 // sweep be, 8192 x 8192 uint4 fp16 M = 1024 240 against 254 µs, M = 8192
 // 2097 against 2486.
 // Against the mma.sync 128x128x64 tile planned there before (planner v26)

@@ -37,6 +37,24 @@ absl::StatusOr<std::vector<PlanOverride>> ParsePlanOverrides(
   return overrides;
 }
 
+namespace {
+
+// A set carries each cubin once, in the first kernel that uses it: before
+// `replaced` loses its cubin to an override, the next kernel of the same
+// artifact takes it.
+void HandOnSharedCubin(const v1::Kernel& replaced, v1::KernelSet& set) {
+  if (replaced.cubin().empty()) return;
+  for (v1::Kernel& other : *set.mutable_kernels()) {
+    if (&other != &replaced && other.cubin().empty() &&
+        other.artifact_key() == replaced.artifact_key()) {
+      other.set_cubin(replaced.cubin());
+      return;
+    }
+  }
+}
+
+}  // namespace
+
 absl::Status ApplyPlanOverrides(const KernelRequest& request,
                                 const std::vector<PlanOverride>& overrides,
                                 v1::KernelSet& set) {
@@ -93,6 +111,7 @@ absl::Status ApplyPlanOverrides(const KernelRequest& request,
     ASSIGN_OR_RETURN(CompiledKernel compiled,
                      CompileKernel(source, request.gpu));
 
+    HandOnSharedCubin(*kernel, set);
     PlanRecordEntry record_entry;
     record_entry.m_min = entry.m_min;
     record_entry.m_max = entry.m_max;

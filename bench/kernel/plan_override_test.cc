@@ -86,6 +86,23 @@ TEST(PlanOverrideTest, ReplacesOnlyTheNamedRangeWithACompiledKernel) {
   EXPECT_EQ(info->ArchName(), "sm_90a");
 }
 
+// Two ranges of one artifact: the set carries its cubin once, in the first;
+// overriding that range leaves the cubin with the other.
+TEST(PlanOverrideTest, AnOverriddenRangeHandsItsSharedCubinOn) {
+  v1::KernelSet set = TwoRanges();
+  for (v1::Kernel& kernel : *set.mutable_kernels()) {
+    kernel.set_artifact_key("shared");
+  }
+  set.mutable_kernels(1)->clear_cubin();
+  absl::StatusOr<std::vector<PlanOverride>> overrides =
+      ParsePlanOverrides(std::string("8:") + kTile16 + ":1");
+  ASSERT_TRUE(overrides.ok()) << overrides.status();
+  ASSERT_TRUE(ApplyPlanOverrides(W4Request(), *overrides, set).ok());
+  EXPECT_EQ(set.kernels(0).config(), kTile16);
+  EXPECT_NE(set.kernels(0).artifact_key(), "shared");
+  EXPECT_EQ(set.kernels(1).cubin(), "planned cubin");
+}
+
 TEST(PlanOverrideTest, RefusesUnknownRangesAndIllegalTiles) {
   const KernelRequest request = W4Request();
   v1::KernelSet set = TwoRanges();

@@ -27,7 +27,7 @@ using testing::H200GemmRequest;
 // split where its grid is short of the 264 slots, or the 256-row sixteen-warp
 // tile from M = 129 where the 128-row one holds one block per SM (8-bit
 // weights, and 4-bit ones with zero points). Above 256 the 128-token tile, one
-// per SM, in grouped block order from 1025 (sweep be,
+// per SM, in grouped block order from 513 (sweeps be, bf;
 // bench/results/tile-sweep-prefill-be-acc4d05.md).
 TEST(GemmPrefillPlanTest,
      LargerMOnHopperRunsSixtyFourAndOneTwentyEightTokenTiles) {
@@ -45,16 +45,16 @@ TEST(GemmPrefillPlanTest,
   constexpr const char* kW4 = "weight=uint4,group=128,scale=fp16";
   // clang-format off
   const Expected cases[] = {
-      {kW4, 8192, 8192, {k128, k128, kWide, kWide, kWideGrouped}, {2, 1, 1, 1, 1}},
-      {kW4, 4096, 4096, {k128, k128, kWide, kWide, kWideGrouped}, {4, 2, 1, 1, 1}},
-      {kW4, 6144, 4096, {k128, k128, kWide, kWide, kWideGrouped}, {2, 1, 1, 1, 1}},
-      {kW4, 4096, 14336, {k128, k128, kWide, kWide, kWideGrouped}, {4, 2, 1, 1, 1}},
-      {kW4, 28672, 8192, {k128, k128, kWide, kWide, kWideGrouped}, {1, 1, 1, 1, 1}},
+      {kW4, 8192, 8192, {k128, k128, kWide, kWideGrouped, kWideGrouped}, {2, 1, 1, 1, 1}},
+      {kW4, 4096, 4096, {k128, k128, kWide, kWideGrouped, kWideGrouped}, {4, 2, 1, 1, 1}},
+      {kW4, 6144, 4096, {k128, k128, kWide, kWideGrouped, kWideGrouped}, {2, 1, 1, 1, 1}},
+      {kW4, 4096, 14336, {k128, k128, kWide, kWideGrouped, kWideGrouped}, {4, 2, 1, 1, 1}},
+      {kW4, 28672, 8192, {k128, k128, kWide, kWideGrouped, kWideGrouped}, {1, 1, 1, 1, 1}},
       // 8-bit weights: the 128-row 64-token tile holds one block per SM.
       {"weight=e4m3,group=128,scale=fp16", 8192, 8192,
-       {k128, k256, kWide, kWide, kWideGrouped}, {1, 1, 1, 1, 1}},
+       {k128, k256, kWide, kWideGrouped, kWideGrouped}, {1, 1, 1, 1, 1}},
       {"weight=uint4,group=128,scale=fp16,zero=int", 8192, 8192,
-       {k128, k256, kWide, kWide, kWideGrouped}, {1, 1, 1, 1, 1}},
+       {k128, k256, kWide, kWideGrouped, kWideGrouped}, {1, 1, 1, 1, 1}},
   };
   // clang-format on
   for (const Expected& expected : cases) {
