@@ -15,17 +15,20 @@ struct PrefillRange {
   int64_t m_max;
 };
 
-// Finer than the mma.sync ranges below 1025: each range picks the split-K
-// factor that fills the machine at its m_max, and the grid's M extent
-// doubles from one range to the next.
+// Finer than the mma.sync ranges below 1025: each range picks its tile and
+// split-K factor at its m_max, and from 257 to 1024 the ranges step by 128
+// tokens, since the choice between 64- and 128-token tiles turns on how the
+// grid's last wave falls (BusiestSmWork).
 constexpr PrefillRange kPrefillRanges[] = {
-    {65, 128}, {129, 256}, {257, 512}, {513, 1024}, {1025, kDefaultMaxM}};
+    {65, 128},  {129, 256}, {257, 384},  {385, 512},          {513, 640},
+    {641, 768}, {769, 896}, {897, 1024}, {1025, kDefaultMaxM}};
 
-// Clients of kLaunchAbiPrefillTiles get 128-token tiles from this M on,
-// in grouped block order from kGroupedOrderMinM (sweep bf: at M = 1024
+// Clients of kLaunchAbiPrefillTiles may get 128-token tiles from this M on
+// (not measured below 200), in grouped block order from kGroupedOrderMinM
+// (sweep bf: at M = 1024
 // 231.5 against 239.9 µs on 8192 x 8192, 927.5 against 944.5 on
 // 28672 x 8192; at 2048 495 against 539).
-constexpr int64_t kWideTokensMinM = 257;
+constexpr int64_t kWideTokensMinM = 129;
 constexpr int64_t kGroupedOrderMinM = 513;
 
 // The 128-row tile (one 64-row block per warpgroup, two warpgroups, 4
@@ -51,9 +54,9 @@ GemmTileConfig PrefillTile(bool rows_256) {
 // 28672 x 8192 and 4096 x 4096 (254 / 1016 / 65.8); at M = 8192 in grouped
 // order 2097 / 7413 / 547 (2486 / 8961 / 646), where the 64-token tile in
 // grouped order took 2234 / 7803 / 576. Columns of 64 ran 4-8% slower.
-// At M = 256 it won on 8192 x 8192 (58.5 against 65.2) and lost on the
-// others (28672 x 8192 237 against 230; 4096 x 4096 unsplit 29.2 against
-// 20.9), so the 129-256 range keeps the 64-token tiles.
+// At M = 256 (sweeps be, bg) it won where its grid fits one wave (8192 x
+// 8192 57.7 against 64.6; 6144 x 4096 30.7 / 34.3; 4096 x 14336 in two
+// splits 56.0 / 60.4) and lost on 28672 x 8192 (237 against 230).
 GemmTileConfig WideTokensTile(const QuantSpec& spec, int smem_limit,
                               bool grouped_order) {
   GemmTileConfig tile;
@@ -95,6 +98,58 @@ bool TakesRows256(const PrefillRange& range, const QuantSpec& spec,
   return range.m_min > (narrow_alone ? 128 : 1024);
 }
 
+struct PrefillChoice {
+  GemmTileConfig tile;
+  int64_t splits = 1;
+};
+
+// `tile` split by ChooseSplitK at the range's largest M.
+PrefillChoice SplitPrefillTile(const GemmTileConfig& tile,
+                               const PrefillRange& range, const QuantSpec& spec,
+                               const LayerShape& shape, int sm_count) {
+  const int64_t m_blocks = (range.m_max + tile.block_m - 1) / tile.block_m;
+  const int64_t blocks = m_blocks * (shape.n / tile.block_n);
+  const double weight_bytes =
+      static_cast<double>(shape.n) * shape.k * spec.weight.bits / 8.0;
+  // Each split's fp32 partial of the whole output, written and read once.
+  const double partial_bytes =
+      2.0 * static_cast<double>(range.m_max) * shape.n * 4.0;
+  // Measured at M = 128 and 256 (sweep bb): 4096 x 4096 in 4 and 2
+  // splits 13.8 and 20.9 µs against 21.7 and 32.2 unsplit; 4096 x 14336
+  // 33.3 and 59.8 against 82.0 and 107.1.
+  const int64_t splits =
+      ChooseSplitK(blocks, shape.k / tile.block_k,
+                   int64_t{sm_count} * PrefillBlocksPerSm(tile, spec),
+                   /*min_tiles_per_split=*/4, /*max_splits=*/16, partial_bytes,
+                   weight_bytes);
+  return PrefillChoice{tile, splits};
+}
+
+// The busiest SM's share of the grid at M = m, in tile elements (block_m x
+// block_n per block, over the splits): the grid dealt out over the SMs,
+// whatever number of blocks each holds at a time, since the blocks of one
+// SM share its tensor cores and its share of the bandwidth.
+double BusiestSmWork(const PrefillChoice& choice, int64_t m,
+                     const LayerShape& shape, int sm_count) {
+  const GemmTileConfig& tile = choice.tile;
+  const int64_t blocks = (m + tile.block_m - 1) / tile.block_m *
+                         (shape.n / tile.block_n) * choice.splits;
+  const int64_t per_sm = (blocks + sm_count - 1) / sm_count;
+  return static_cast<double>(per_sm) * tile.block_m * tile.block_n /
+         static_cast<double>(choice.splits);
+}
+
+// The 128-token tile does the same work in ~0.9 of the time of the 64-token
+// ones where both fill whole waves (sweeps bf, bg: 8192 x 8192 uint4 fp16
+// M = 1024 229.7 against 254.4 µs, M = 512 116.5 / 127.3; 4096 x 4096 M =
+// 512 30.4 / 33.6; e4m3 4096 x 4096 against the 256-row tile 0.84, uint4
+// with zero points 0.89), and loses where its coarser grid leaves the
+// busiest SM more of it: at M = 384 (8192 x 8192 115.9 against 98.9 µs:
+// two 128-token blocks against three 64-token ones on the busiest SM) and
+// on 6144 x 4096 at M = 512 (61.3 against 52.7). So it is planned where its
+// busiest SM's work, times 0.9, is at most the 64-token grid's.
+constexpr double kWideTokensWorkRatio = 0.9;
+
 }  // namespace
 
 std::vector<PlanEntry> PlanWgmmaPrefill(const QuantSpec& spec,
@@ -103,33 +158,30 @@ std::vector<PlanEntry> PlanWgmmaPrefill(const QuantSpec& spec,
   std::vector<PlanEntry> entries;
   if (shape.n % 128 != 0 || shape.k % 128 != 0) return entries;
   for (const PrefillRange& range : kPrefillRanges) {
-    const bool wide_tokens =
-        launch_abi >= kLaunchAbiPrefillTiles && range.m_min >= kWideTokensMinM;
-    const GemmTileConfig tile =
-        wide_tokens
-            ? WideTokensTile(spec, smem_limit, range.m_min >= kGroupedOrderMinM)
-            : PrefillTile(TakesRows256(range, spec, shape));
-    if (tile.SharedBytes(spec) > smem_limit ||
-        !ValidateGemmTile(tile, shape.n, shape.k).ok()) {
+    PrefillChoice choice =
+        SplitPrefillTile(PrefillTile(TakesRows256(range, spec, shape)), range,
+                         spec, shape, sm_count);
+    if (launch_abi >= kLaunchAbiPrefillTiles &&
+        range.m_min >= kWideTokensMinM) {
+      const GemmTileConfig wide =
+          WideTokensTile(spec, smem_limit, range.m_min >= kGroupedOrderMinM);
+      if (wide.SharedBytes(spec) <= smem_limit) {
+        const PrefillChoice wide_choice =
+            SplitPrefillTile(wide, range, spec, shape, sm_count);
+        if (kWideTokensWorkRatio *
+                BusiestSmWork(wide_choice, range.m_max, shape, sm_count) <=
+            BusiestSmWork(choice, range.m_max, shape, sm_count)) {
+          choice = wide_choice;
+        }
+      }
+    }
+    if (choice.tile.SharedBytes(spec) > smem_limit ||
+        !ValidateGemmTile(choice.tile, shape.n, shape.k).ok()) {
       return {};
     }
-    const int64_t m_blocks = (range.m_max + tile.block_m - 1) / tile.block_m;
-    const int64_t blocks = m_blocks * (shape.n / tile.block_n);
-    const double weight_bytes =
-        static_cast<double>(shape.n) * shape.k * spec.weight.bits / 8.0;
-    // Each split's fp32 partial of the whole output, written and read once.
-    const double partial_bytes =
-        2.0 * static_cast<double>(range.m_max) * shape.n * 4.0;
-    // Measured at M = 128 and 256 (sweep bb): 4096 x 4096 in 4 and 2
-    // splits 13.8 and 20.9 µs against 21.7 and 32.2 unsplit; 4096 x 14336
-    // 33.3 and 59.8 against 82.0 and 107.1.
-    const int64_t splits =
-        ChooseSplitK(blocks, shape.k / tile.block_k,
-                     int64_t{sm_count} * PrefillBlocksPerSm(tile, spec),
-                     /*min_tiles_per_split=*/4, /*max_splits=*/16,
-                     partial_bytes, weight_bytes);
-    entries.push_back(MakeGemmPlanEntry(range.m_min, range.m_max, tile, spec,
-                                        shape, splits, smem_limit));
+    entries.push_back(MakeGemmPlanEntry(range.m_min, range.m_max, choice.tile,
+                                        spec, shape, choice.splits,
+                                        smem_limit));
   }
   return entries;
 }

@@ -232,16 +232,17 @@ void PrintTo(const GemmCase& c, std::ostream* os) {
 }
 
 // M = 1, 7, 16, 17, 64, 100, 257, 1000 everywhere; 200 and 1100 (or 4096)
-// so that every range above 64 runs too (Hopper's 65..128, 129..256,
-// 257..512, 513..1024 and > 1024; elsewhere 65..256, 257..1024, > 1024).
+// so that every range above 64 runs too (Hopper's 65..128, 129..256, steps
+// of 128 from 257 to 1024, which 400, 600, 700 and 800 complete, and
+// > 1024; elsewhere 65..256, 257..1024, > 1024).
 std::vector<int64_t> MValues(GemmMSet m_set) {
   switch (m_set) {
     case kSmall:
-      return {1, 7, 16, 17, 64, 100, 200, 257, 1000, 1100};
+      return {1, 7, 16, 17, 64, 100, 200, 257, 400, 600, 700, 800, 1000, 1100};
     case kLarge:
       return {1, 7, 16, 17, 64, 100, 257, 1000};
     case kLargeWithM4096:
-      return {1, 7, 16, 17, 64, 100, 200, 257, 1000, 4096};
+      return {1, 7, 16, 17, 64, 100, 200, 257, 400, 600, 700, 800, 1000, 4096};
     case kDecode:
       return {1, 7, 8, 9, 16, 17, 32, 33, 64};
   }

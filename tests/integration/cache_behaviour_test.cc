@@ -205,8 +205,8 @@ TEST_F(CacheBehaviourTest, GemmPlansFollowTheClientsLaunchAbi) {
     EXPECT_EQ(old_config.find("layout=kmajor"), std::string::npos)
         << old_config;
     if (absl::StartsWith(current_config, "tile=128x")) {
-      // Above M = 256, the 128-token tiles of launch ABI 3 (planner v29)
-      // where the old client keeps the 64-token ones.
+      // Above M = 128, the 128-token tiles of launch ABI 3 (planners v29,
+      // v30) where the old client keeps the 64-token ones.
       ++wide_tokens;
       EXPECT_TRUE(absl::StartsWith(old_config, "tile=64x")) << old_config;
       EXPECT_NE(current_set.kernels(i).artifact_key(),
@@ -224,7 +224,7 @@ TEST_F(CacheBehaviourTest, GemmPlansFollowTheClientsLaunchAbi) {
     }
   }
   EXPECT_EQ(k_major, 2);
-  EXPECT_EQ(wide_tokens, 3);
+  EXPECT_EQ(wide_tokens, 5);
 }
 
 }  // namespace

@@ -96,10 +96,11 @@ TEST(GemmDecodePlanTest, HopperDecodeRangesAreWgmmaAndFillTheMachine) {
         EXPECT_EQ(tile->k_major_scales, tile->block_n == 256)
             << entry.config.text;
       }
-      // Above the decode ranges, the 64-token tiles up to M = 256, then the
-      // 128-token ones (gemm_prefill_plan.h).
-      ASSERT_EQ(plan->entries.size(), 9u);
-      const int64_t prefill_m_max[] = {128, 256, 512, 1024, kDefaultMaxM};
+      // Above the decode ranges, the 64- and 128-token tiles
+      // (gemm_prefill_plan.h).
+      ASSERT_EQ(plan->entries.size(), 13u);
+      const int64_t prefill_m_max[] = {128, 256, 384,  512,         640,
+                                       768, 896, 1024, kDefaultMaxM};
       for (size_t i = 4; i < plan->entries.size(); ++i) {
         const PlanEntry& entry = plan->entries[i];
         EXPECT_EQ(entry.m_min, plan->entries[i - 1].m_max + 1);
@@ -109,9 +110,9 @@ TEST(GemmDecodePlanTest, HopperDecodeRangesAreWgmmaAndFillTheMachine) {
         absl::StatusOr<GemmTileConfig> tile =
             ParseGemmTileText(entry.config.text);
         ASSERT_TRUE(tile.ok()) << tile.status();
-        const int tokens = entry.m_min > 256 ? 128 : 64;
-        EXPECT_EQ(tile->block_m, tokens);
-        EXPECT_EQ(entry.launch.m_per_block_x, tokens);
+        if (entry.m_min <= 128) EXPECT_EQ(tile->block_m, 64);
+        EXPECT_TRUE(tile->block_m == 64 || tile->block_m == 128);
+        EXPECT_EQ(entry.launch.m_per_block_x, tile->block_m);
         EXPECT_TRUE(ValidateGemmTile(*tile, n, k).ok());
         EXPECT_LE(entry.launch.dynamic_shared_memory, 227 * 1024);
         EXPECT_GE(entry.launch.dynamic_shared_memory,
