@@ -25,9 +25,8 @@ constexpr PrefillRange kPrefillRanges[] = {
 
 // Clients of kLaunchAbiPrefillTiles may get 128-token tiles from this M on
 // (not measured below 200), in grouped block order from kGroupedOrderMinM
-// (sweep bf: at M = 1024
-// 231.5 against 239.9 µs on 8192 x 8192, 927.5 against 944.5 on
-// 28672 x 8192; at 2048 495 against 539).
+// (sweep bf: at M = 1024 231.5 against 239.9 µs on 8192 x 8192, 927.5
+// against 944.5 on 28672 x 8192; at 2048 495 against 539).
 constexpr int64_t kWideTokensMinM = 129;
 constexpr int64_t kGroupedOrderMinM = 513;
 

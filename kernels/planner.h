@@ -39,9 +39,10 @@ uint32_t PlanKeyLaunchAbi(const KernelRequest& request);
 // of 64) M <= 64 is served instead by four wgmma decode ranges (1-8, 9-16,
 // 17-32, 33-64; kernels/gemm_decode_plan.h, whose layout=kmajor tiles
 // need request.launch_abi >= kLaunchAbiKMajorScales), and, where N and K
-// are multiples of 128, M > 64 by five ranges of 64-token wgmma tiles
-// (65-128, 129-256, 257-512, 513-1024, 1025+; kernels/gemm_prefill_plan.h;
-// 128-token tiles above 256 for request.launch_abi >= kLaunchAbiPrefillTiles);
+// are multiples of 128, M > 64 by nine ranges of 64-token wgmma tiles
+// (65-128, 129-256, steps of 128 to 1024, 1025+; kernels/gemm_prefill_plan.h;
+// 128-token tiles above 128 where they load the busiest SM less, for
+// request.launch_abi >= kLaunchAbiPrefillTiles);
 // grid = (ceil(M / BM), N / BN, split-K); split-K entries need
 // GemmWorkspaceBytes(entry, M) of workspace and GemmCounterBytes(entry, M) of
 // zeroed counters (kernels/gemm_config.h).
