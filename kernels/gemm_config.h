@@ -72,12 +72,11 @@ struct GemmTileConfig {
   // owns its rows' whole k-tile.
   int warp_split_k = 1;
   // 64- and 128-token wgmma tiles only: blocks take their (m-block, n-block)
-  // tiles
-  // in grouped order (kernels/device/schedule/block_order.cuh), so that a
-  // wave of resident blocks of a many-M-block launch shares activations and
-  // weights in L2 ("order=grouped"). Not planned yet: the bench times it by
-  // --override (bench/decode-notes.md v66), and clients of launch ABI <= 2
-  // reject the text, so planning it needs an ABI step.
+  // tiles in grouped order (kernels/device/schedule/block_order.cuh), so
+  // that a wave of resident blocks of a many-M-block launch shares
+  // activations and weights in L2 ("order=grouped"). Planned on the
+  // 128-token tiles from M = 513 for clients of launch ABI 3 (planner v29,
+  // bench/decode-notes.md v66, v68).
   bool grouped_order = false;
 
   int Threads() const { return 32 * warps_m * warps_n; }

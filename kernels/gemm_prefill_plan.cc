@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "kernels/gemm_config.h"
 #include "kernels/gemm_decode_plan.h"
@@ -15,19 +17,23 @@ struct PrefillRange {
   int64_t m_max;
 };
 
-// Finer than the mma.sync ranges below 1025: each range picks its tile and
-// split-K factor at its m_max, and from 257 to 1024 the ranges step by 128
-// tokens, since the choice between 64- and 128-token tiles turns on how the
-// grid's last wave falls (BusiestSmWork).
-constexpr PrefillRange kPrefillRanges[] = {
-    {65, 128},  {129, 256}, {257, 384},  {385, 512},          {513, 640},
-    {641, 768}, {769, 896}, {897, 1024}, {1025, kDefaultMaxM}};
+// The ranges are planned in steps of 64 tokens up to kLastStepM (then one
+// open range), and neighbours that plan the same kernel and launch merge:
+// within a step neither the 64- nor the 128-token grid changes, so the
+// choice between them (BusiestSmWork) and the split-K factor, both judged
+// at the step's largest M, hold for every M of it. Above kLastStepM the
+// last wave's share of the work is small enough to judge at any M.
+constexpr int64_t kFirstPrefillM = 65;
+constexpr int64_t kStepM = 64;
+constexpr int64_t kLastStepM = 2048;
 
-// Clients of kLaunchAbiPrefillTiles may get 128-token tiles from this M on
-// (not measured below 200), in grouped block order from kGroupedOrderMinM
-// (sweep bf: at M = 1024 231.5 against 239.9 µs on 8192 x 8192, 927.5
-// against 944.5 on 28672 x 8192; at 2048 495 against 539).
-constexpr int64_t kWideTokensMinM = 129;
+// 128-token tiles may be planned from this M on (not measured below 200),
+// in grouped block order from kGroupedOrderMinM (sweeps bf, bg, 128-token
+// tiles: at M = 1024 231.5 against 239.9 µs on 8192 x 8192, 927.5 against
+// 944.5 on 28672 x 8192, 903 / 919 on 8192 x 28672, 91.8 / 93.3 on
+// 6144 x 4096, 199.9 / 201.5 on 4096 x 14336; at 2048 495 against 539; not
+// timed between 513 and 896).
+constexpr int64_t kTokens128MinM = 129;
 constexpr int64_t kGroupedOrderMinM = 513;
 
 // The 128-row tile (one 64-row block per warpgroup, two warpgroups, 4
@@ -52,12 +58,14 @@ GemmTileConfig PrefillTile(bool rows_256) {
 // the 64-token tiles M = 1024 240 / 944 / 60.1 µs for 8192 x 8192,
 // 28672 x 8192 and 4096 x 4096 (254 / 1016 / 65.8); at M = 8192 in grouped
 // order 2097 / 7413 / 547 (2486 / 8961 / 646), where the 64-token tile in
-// grouped order took 2234 / 7803 / 576. Columns of 64 ran 4-8% slower.
-// At M = 256 (sweeps be, bg) it won where its grid fits one wave (8192 x
-// 8192 57.7 against 64.6; 6144 x 4096 30.7 / 34.3; 4096 x 14336 in two
-// splits 56.0 / 60.4) and lost on 28672 x 8192 (237 against 230).
-GemmTileConfig WideTokensTile(const QuantSpec& spec, int smem_limit,
-                              bool grouped_order) {
+// grouped order took 2234 / 7803 / 576. Columns of 64 ran 4-8% slower at
+// M >= 1024 with 4-bit weights (with uint8 at M = 1024 2% faster, at 8192
+// 5% slower). At M = 256 (sweeps be, bg) it won where its grid fits one wave
+// (8192 x 8192 57.7 against 64.6; 6144 x 4096 30.7 / 34.3; 4096 x 14336 in
+// two splits 56.0 / 60.4), tied on 4096 x 4096 in two splits (21.20 against
+// 21.11) and lost on 28672 x 8192 (237 against 230).
+GemmTileConfig Tokens128Tile(const QuantSpec& spec, int smem_limit,
+                             bool grouped_order) {
   GemmTileConfig tile;
   tile.mma = GemmMma::kWgmma;
   tile.block_m = 128;
@@ -75,10 +83,12 @@ GemmTileConfig WideTokensTile(const QuantSpec& spec, int smem_limit,
 // at WgmmaBlocksPerSm's count, and MakeGemmPlanEntry only ever pads the
 // shared-memory request up to that count, so shared memory decides the
 // rest (registers counted as 0: the cap already holds them).
+// At least 1: callers check the shared-memory fit before the tile runs.
 int PrefillBlocksPerSm(const GemmTileConfig& tile, const QuantSpec& spec) {
-  return std::min(WgmmaBlocksPerSm(tile),
+  return std::max(
+      1, std::min(WgmmaBlocksPerSm(tile),
                   Sm90ResidentBlocks(tile.Threads(), /*registers_per_thread=*/0,
-                                     tile.SharedBytes(spec)));
+                                     tile.SharedBytes(spec))));
 }
 
 // Sweeps ba and bb (bench/results/tile-sweep-prefill-a0b7394.md): the
@@ -147,7 +157,32 @@ double BusiestSmWork(const PrefillChoice& choice, int64_t m,
 // two 128-token blocks against three 64-token ones on the busiest SM) and
 // on 6144 x 4096 at M = 512 (61.3 against 52.7). So it is planned where its
 // busiest SM's work, times 0.9, is at most the 64-token grid's.
-constexpr double kWideTokensWorkRatio = 0.9;
+constexpr double kTokens128WorkRatio = 0.9;
+
+// The entry for one range: the 64-token tile of planner v28, or the
+// 128-token one where the client can launch it and BusiestSmWork favours it.
+PrefillChoice ChoosePrefillTile(const PrefillRange& range,
+                                const QuantSpec& spec, const LayerShape& shape,
+                                int sm_count, int smem_limit,
+                                uint32_t launch_abi) {
+  const PrefillChoice narrow =
+      SplitPrefillTile(PrefillTile(TakesRows256(range, spec, shape)), range,
+                       spec, shape, sm_count);
+  const GemmTileConfig tokens_128 =
+      Tokens128Tile(spec, smem_limit, range.m_min >= kGroupedOrderMinM);
+  if (range.m_min < kTokens128MinM ||
+      GemmTileLaunchAbi(tokens_128) > launch_abi ||
+      tokens_128.SharedBytes(spec) > smem_limit) {
+    return narrow;
+  }
+  const PrefillChoice wide =
+      SplitPrefillTile(tokens_128, range, spec, shape, sm_count);
+  const int64_t m = std::min(range.m_max, kLastStepM);
+  return kTokens128WorkRatio * BusiestSmWork(wide, m, shape, sm_count) <=
+                 BusiestSmWork(narrow, m, shape, sm_count)
+             ? wide
+             : narrow;
+}
 
 }  // namespace
 
@@ -156,31 +191,26 @@ std::vector<PlanEntry> PlanWgmmaPrefill(const QuantSpec& spec,
                                         int smem_limit, uint32_t launch_abi) {
   std::vector<PlanEntry> entries;
   if (shape.n % 128 != 0 || shape.k % 128 != 0) return entries;
-  for (const PrefillRange& range : kPrefillRanges) {
-    PrefillChoice choice =
-        SplitPrefillTile(PrefillTile(TakesRows256(range, spec, shape)), range,
-                         spec, shape, sm_count);
-    if (launch_abi >= kLaunchAbiPrefillTiles &&
-        range.m_min >= kWideTokensMinM) {
-      const GemmTileConfig wide =
-          WideTokensTile(spec, smem_limit, range.m_min >= kGroupedOrderMinM);
-      if (wide.SharedBytes(spec) <= smem_limit) {
-        const PrefillChoice wide_choice =
-            SplitPrefillTile(wide, range, spec, shape, sm_count);
-        if (kWideTokensWorkRatio *
-                BusiestSmWork(wide_choice, range.m_max, shape, sm_count) <=
-            BusiestSmWork(choice, range.m_max, shape, sm_count)) {
-          choice = wide_choice;
-        }
-      }
-    }
+  std::vector<PrefillRange> ranges;
+  for (int64_t m_min = kFirstPrefillM; m_min <= kLastStepM; m_min += kStepM) {
+    ranges.push_back({m_min, m_min + kStepM - 1});
+  }
+  ranges.push_back({kLastStepM + 1, kDefaultMaxM});
+  for (const PrefillRange& range : ranges) {
+    const PrefillChoice choice =
+        ChoosePrefillTile(range, spec, shape, sm_count, smem_limit, launch_abi);
     if (choice.tile.SharedBytes(spec) > smem_limit ||
         !ValidateGemmTile(choice.tile, shape.n, shape.k).ok()) {
       return {};
     }
-    entries.push_back(MakeGemmPlanEntry(range.m_min, range.m_max, choice.tile,
-                                        spec, shape, choice.splits,
-                                        smem_limit));
+    PlanEntry entry = MakeGemmPlanEntry(range.m_min, range.m_max, choice.tile,
+                                        spec, shape, choice.splits, smem_limit);
+    if (!entries.empty() && entries.back().config == entry.config &&
+        entries.back().launch == entry.launch) {
+      entries.back().m_max = entry.m_max;
+    } else {
+      entries.push_back(std::move(entry));
+    }
   }
   return entries;
 }

@@ -2,11 +2,12 @@
 
 // The M > 64 half of a GEMM plan on Hopper: the wgmma decode skeleton's
 // 64-token tiles, ceil(M / 64) blocks per n-block, for every M range above
-// the decode ranges (65-128, 129-256, steps of 128 tokens from 257 to 1024,
-// 1025 and up), and from planner v29 its 128-token tiles (two warpgroups of
+// the decode ranges (steps of 64 tokens to 2048, then 2049 and up;
+// neighbouring steps that plan the same kernel merge), and from planner v29
+// its 128-token tiles (two warpgroups of
 // one 64-row block each, one block per SM; in grouped block order from 513)
 // in the ranges above 128 where 0.9 x their busiest SM's work is at most
-// the 64-token grid's (planner v30): sweep be, 8192 x 8192 uint4 fp16
+// the 64-token grid's (planners v30, v31): sweep be, 8192 x 8192 uint4 fp16
 // M = 1024 240 against 254 µs, M = 8192 2097 against 2486.
 // Against the mma.sync 128x128x64 tile planned there before (planner v26)
 // they took 1.9-4.2x less time on the six layers of issue 5 (8192 x 8192

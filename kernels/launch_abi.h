@@ -31,10 +31,12 @@ inline constexpr uint32_t kLaunchAbiKMajorScales = 1;
 // (Its loader only parses a tile text, so 16-token ksplit tiles, planned
 // since v20, need nothing newer.)
 inline constexpr uint32_t kLaunchAbiKSplitTiles = 2;
-// The client reads 128-token wgmma tile texts (`tile=128x...`) and
-// `order=grouped` (planner v29's M > 256 tiles): same arguments and a grid
-// the plan entry spells out, but a client before it refuses both texts
-// when it loads the set.
+// The client launches 128-token wgmma tiles (`tile=128x...`) and
+// `order=grouped` ones (planners v29-v31, M > 128 on Hopper): same
+// arguments and a grid the plan entry spells out. Conservative: clients
+// since ABI 2 parse the 128-token text and those since e9cce17 the
+// grouped one, but none before this step was tested launching them, and
+// older ones refuse `order=grouped` when they load the set.
 inline constexpr uint32_t kLaunchAbiPrefillTiles = 3;
 // What this build's launchers (QuantizedLinear, LaunchKernel) pass. Bump
 // it, with a new constant above, whenever a planned kernel expects

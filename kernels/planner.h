@@ -12,7 +12,7 @@
 namespace hummingd {
 
 // Bumped whenever planning logic changes what it emits; part of the plan key.
-inline constexpr int kPlannerVersion = 30;
+inline constexpr int kPlannerVersion = 31;
 
 // The dynamic shared memory a block may opt into on `gpu`: the target's
 // own figure, else the arch's (what the planner fits tiles into).
@@ -39,10 +39,11 @@ uint32_t PlanKeyLaunchAbi(const KernelRequest& request);
 // of 64) M <= 64 is served instead by four wgmma decode ranges (1-8, 9-16,
 // 17-32, 33-64; kernels/gemm_decode_plan.h, whose layout=kmajor tiles
 // need request.launch_abi >= kLaunchAbiKMajorScales), and, where N and K
-// are multiples of 128, M > 64 by nine ranges of 64-token wgmma tiles
-// (65-128, 129-256, steps of 128 to 1024, 1025+; kernels/gemm_prefill_plan.h;
-// 128-token tiles above 128 where they load the busiest SM less, for
-// request.launch_abi >= kLaunchAbiPrefillTiles);
+// are multiples of 128, M > 64 by 64-token wgmma tiles in steps of 64
+// tokens to 2048, then 2049+ (kernels/gemm_prefill_plan.h;
+// 128-token tiles above 128 where 0.9 x their busiest SM's work is at
+// most the 64-token grid's, for request.launch_abi >=
+// kLaunchAbiPrefillTiles; neighbouring steps of 64 tokens merge);
 // grid = (ceil(M / BM), N / BN, split-K); split-K entries need
 // GemmWorkspaceBytes(entry, M) of workspace and GemmCounterBytes(entry, M) of
 // zeroed counters (kernels/gemm_config.h).

@@ -74,4 +74,7 @@ if [[ -x "$carry/bin/hummingd" && -x "$carry/bin/gpu_daemon_worker" ]]; then
   daemon_rc=${PIPESTATUS[0]}
   if [[ $daemon_rc -ne 0 && $rc -eq 0 ]]; then rc=$daemon_rc; fi
 fi
+# Last, so that a caller who keeps only the tail of the output (the device
+# tool returns few files) still sees the suite's count and the exit status.
+echo "== gpu_round: $(cat "$out/summary.txt"); exit $rc"
 exit $rc

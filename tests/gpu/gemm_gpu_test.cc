@@ -232,13 +232,14 @@ void PrintTo(const GemmCase& c, std::ostream* os) {
 }
 
 // M = 1, 7, 16, 17, 64, 100, 257, 1000 everywhere; 200 and 1100 (or 4096)
-// so that every range above 64 runs too (Hopper's 65..128, 129..256, steps
-// of 128 from 257 to 1024, which 400, 600, 700 and 800 complete, and
-// > 1024; elsewhere 65..256, 257..1024, > 1024).
+// so that every range above 64 runs too (Hopper's merged steps of 64
+// tokens, which 160, 240, 360, 400, 600, 700 and 800 complete on the layers
+// here; elsewhere 65..256, 257..1024, > 1024).
 std::vector<int64_t> MValues(GemmMSet m_set) {
   switch (m_set) {
     case kSmall:
-      return {1, 7, 16, 17, 64, 100, 200, 257, 400, 600, 700, 800, 1000, 1100};
+      return {1,   7,   16,  17,  64,  100, 160,  200, 240,
+              257, 360, 400, 600, 700, 800, 1000, 1100};
     case kLarge:
       return {1, 7, 16, 17, 64, 100, 257, 1000};
     case kLargeWithM4096:
@@ -272,6 +273,8 @@ const GemmCase kCases[] = {
     {"weight=uint3,group=128x128,scale=fp32", 256, 384, kSmall},
     {"weight=uint3,group=64,scale=e5m2,out=bf16", 80, 320, kSmall},
     {"weight=uint4,group=128,scale=fp16", 4096, 4096, kLargeWithM4096},
+    // Hopper: split-K 128-token tiles, in grouped order at M = 600.
+    {"weight=uint4,group=128,scale=fp16", 1024, 8192, kSmall},
     {"weight=uint4,group=128,scale=fp16", 64, 128, kSmall},
     {"weight=uint4,group=64,scale=fp16", 16, 64, kSmall},
     {"weight=uint4,group=32,scale=fp16", 16, 64, kSmall},

@@ -2,14 +2,17 @@
 // HUMMINGD_DECODE_TABLE_OF_RECORD) was measured on the kernels the planner
 // chose then: this test holds the planner to them, so a planner change that
 // moves any measured case fails here until a new table is measured and
-// committed (bench/README.md). Every row at M <= 64 of the table's JSON:
-// the plan's range for that M has the row's tile text and split count.
+// committed (bench/README.md). Every row at M <= 64 of the table's JSON,
+// and every row above 64 of the prefill tables: the plan's range for that M
+// has the row's tile text and split count.
 
 #include <cstdint>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 #include <string>
+#include <tuple>
 
 #include "gtest/gtest.h"
 #include "kernels/planner.h"
@@ -48,30 +51,58 @@ std::vector<TableRow> ReadTableRows(const std::string& path) {
   return rows;
 }
 
+// The plan for the row's layer serves its M with the row's kernel and split
+// count.
+void ExpectPlannedAsMeasured(const TableRow& row) {
+  absl::StatusOr<Plan> plan = PlanKernels(
+      testing::GemmRequest(row.spec.c_str(), row.n, row.k, "sm_90a", 132));
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  const PlanEntry* entry = nullptr;
+  for (const PlanEntry& candidate : plan->entries) {
+    if (candidate.m_min <= row.m && row.m <= candidate.m_max) {
+      entry = &candidate;
+    }
+  }
+  ASSERT_NE(entry, nullptr);
+  EXPECT_EQ(entry->config.text, row.kernel);
+  EXPECT_EQ(entry->launch.grid_z, row.splits);
+}
+
 TEST(DecodeTableOfRecordTest, PlansAreTheMeasuredKernels) {
   const std::vector<TableRow> rows =
       ReadTableRows(HUMMINGD_DECODE_TABLE_OF_RECORD);
   // The grid: 6 layers x 4 specs x 7 token counts.
   int decode_rows = 0;
   for (const TableRow& row : rows) {
-    if (row.m > 64) continue;  // the mma.sync ranges, not the decode plan's
+    if (row.m > 64) continue;  // the prefill ranges, not the decode plan's
     ++decode_rows;
     SCOPED_TRACE(::testing::Message() << row.spec << " N=" << row.n
                                       << " K=" << row.k << " M=" << row.m);
-    absl::StatusOr<Plan> plan = PlanKernels(
-        testing::GemmRequest(row.spec.c_str(), row.n, row.k, "sm_90a", 132));
-    ASSERT_TRUE(plan.ok()) << plan.status();
-    const PlanEntry* entry = nullptr;
-    for (const PlanEntry& candidate : plan->entries) {
-      if (candidate.m_min <= row.m && row.m <= candidate.m_max) {
-        entry = &candidate;
-      }
-    }
-    ASSERT_NE(entry, nullptr);
-    EXPECT_EQ(entry->config.text, row.kernel);
-    EXPECT_EQ(entry->launch.grid_z, row.splits);
+    ExpectPlannedAsMeasured(row);
   }
   EXPECT_EQ(decode_rows, 168) << HUMMINGD_DECODE_TABLE_OF_RECORD;
+}
+
+// Above M = 64 the same holds for the rows of the prefill tables of record:
+// the decode table's (M = 256, 1024, 4096, 8192), with its M = 256 rows
+// superseded by the later table of those (planner v30 changed them).
+TEST(DecodeTableOfRecordTest, PrefillPlansAreTheMeasuredKernels) {
+  std::map<std::tuple<std::string, int64_t, int64_t, int64_t>, TableRow> rows;
+  for (const char* path : {HUMMINGD_PREFILL_TABLE_OF_RECORD,
+                           HUMMINGD_PREFILL_256_TABLE_OF_RECORD}) {
+    const std::vector<TableRow> table = ReadTableRows(path);
+    EXPECT_FALSE(table.empty()) << path;
+    for (const TableRow& row : table) {
+      if (row.m > 64) rows[{row.spec, row.n, row.k, row.m}] = row;
+    }
+  }
+  // 6 layers x 4 specs x M = 256, 1024, 4096, 8192.
+  EXPECT_EQ(rows.size(), 96u);
+  for (const auto& [key, row] : rows) {
+    SCOPED_TRACE(::testing::Message() << row.spec << " N=" << row.n
+                                      << " K=" << row.k << " M=" << row.m);
+    ExpectPlannedAsMeasured(row);
+  }
 }
 
 }  // namespace
