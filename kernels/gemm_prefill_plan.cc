@@ -22,7 +22,8 @@ struct PrefillRange {
 // within a step neither the 64- nor the 128-token grid changes, so the
 // choice between them (BusiestSmWork) and the split-K factor, both judged
 // at the step's largest M, hold for every M of it. Above kLastStepM the
-// last wave's share of the work is small enough to judge at any M.
+// last wave's share of the work is small: the open range is judged at its
+// largest M, where the two grids' work per SM converges.
 constexpr int64_t kFirstPrefillM = 65;
 constexpr int64_t kStepM = 64;
 constexpr int64_t kLastStepM = 2048;
@@ -177,9 +178,9 @@ PrefillChoice ChoosePrefillTile(const PrefillRange& range,
   }
   const PrefillChoice wide =
       SplitPrefillTile(tokens_128, range, spec, shape, sm_count);
-  const int64_t m = std::min(range.m_max, kLastStepM);
-  return kTokens128WorkRatio * BusiestSmWork(wide, m, shape, sm_count) <=
-                 BusiestSmWork(narrow, m, shape, sm_count)
+  return kTokens128WorkRatio *
+                     BusiestSmWork(wide, range.m_max, shape, sm_count) <=
+                 BusiestSmWork(narrow, range.m_max, shape, sm_count)
              ? wide
              : narrow;
 }
