@@ -7,7 +7,7 @@
 // its 128-token tiles (two warpgroups of
 // one 64-row block each, one block per SM; in grouped block order from 513)
 // in the ranges above 128 where 0.9 x their busiest SM's work is at most
-// the 64-token grid's (planners v30, v31): sweep be, 8192 x 8192 uint4 fp16
+// the 64-token grid's (planners v30-v32): sweep be, 8192 x 8192 uint4 fp16
 // M = 1024 240 against 254 µs, M = 8192 2097 against 2486.
 // Against the mma.sync 128x128x64 tile planned there before (planner v26)
 // they took 1.9-4.2x less time on the six layers of issue 5 (8192 x 8192

@@ -32,7 +32,7 @@ inline constexpr uint32_t kLaunchAbiKMajorScales = 1;
 // since v20, need nothing newer.)
 inline constexpr uint32_t kLaunchAbiKSplitTiles = 2;
 // The client launches 128-token wgmma tiles (`tile=128x...`) and
-// `order=grouped` ones (planners v29-v31, M > 128 on Hopper): same
+// `order=grouped` ones (planners v29-v32, M > 128 on Hopper): same
 // arguments and a grid the plan entry spells out. Conservative: clients
 // since ABI 2 parse the 128-token text and those since e9cce17 the
 // grouped one, but none before this step was tested launching them, and

@@ -221,8 +221,8 @@ TEST_F(CacheBehaviourTest, GemmPlansFollowTheClientsLaunchAbi) {
     const std::string& old_config = old_kernel->config();
     const std::string& current_config = current.config();
     if (absl::StartsWith(current_config, "tile=128x")) {
-      // Above M = 128, the 128-token tiles of launch ABI 3 (planners v29,
-      // v30) where the old client keeps the 64-token ones.
+      // Above M = 128, the 128-token tiles of launch ABI 3 (planners v29
+      // to v32) where the old client keeps the 64-token ones.
       ++wide_tokens;
       EXPECT_TRUE(absl::StartsWith(old_config, "tile=64x")) << old_config;
       EXPECT_NE(current.artifact_key(), old_kernel->artifact_key());

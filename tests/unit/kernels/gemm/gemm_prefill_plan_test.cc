@@ -107,7 +107,8 @@ TEST(GemmPrefillPlanTest,
     for (size_t i = 1; i < plan->entries.size(); ++i) {
       const PlanEntry& entry = plan->entries[i];
       EXPECT_EQ(entry.m_min, plan->entries[i - 1].m_max + 1);
-      if (entry.m_min <= 65) continue;  // the decode plan's own entries
+      // The first prefill entry may repeat the decode plan's last one.
+      if (entry.m_min <= 65) continue;
       EXPECT_FALSE(entry.config == plan->entries[i - 1].config &&
                    entry.launch == plan->entries[i - 1].launch)
           << entry.m_min;
@@ -115,6 +116,26 @@ TEST(GemmPrefillPlanTest,
         EXPECT_GE(entry.m_min, 513) << entry.config.text;
       }
     }
+  }
+  // 8192 x 8192 W4 exactly: the 64- and 128-token tiles alternate by 128
+  // tokens up to 1024, then the grouped 128-token tile for every M.
+  absl::StatusOr<Plan> w4 = PlanKernels(H200GemmRequest(kW4, 8192, 8192));
+  ASSERT_TRUE(w4.ok()) << w4.status();
+  std::vector<int64_t> starts;
+  for (const PlanEntry& entry : w4->entries) {
+    if (entry.m_min > 64) starts.push_back(entry.m_min);
+  }
+  EXPECT_EQ(starts,
+            (std::vector<int64_t>{65, 129, 257, 385, 513, 641, 769, 897}));
+  EXPECT_EQ(w4->entries.back().m_max, kDefaultMaxM);
+  // A layer of one 128-row n-block keeps the 64-token tile at every M above
+  // 64 (its 128-token grid would leave more SMs idle), also above 2048.
+  absl::StatusOr<Plan> narrow = PlanKernels(H200GemmRequest(kW4, 128, 4096));
+  ASSERT_TRUE(narrow.ok()) << narrow.status();
+  for (const PlanEntry& entry : narrow->entries) {
+    if (entry.m_min <= 64) continue;
+    EXPECT_EQ(entry.config.text, "tile=64x128x128,warps=1x8,stages=4,mma=wgmma")
+        << entry.m_min;
   }
   // A client before launch ABI 3 cannot read the 128-token tiles or
   // grouped order, and keeps planner v28's 64-token tiles.
