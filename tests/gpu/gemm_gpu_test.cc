@@ -676,7 +676,8 @@ TEST(GemmLaunchArgsTest, KMajorScalesFollowTheSpecAndAreRequired) {
 
 // Without a GPU: a set with a k-major kernel is refused unless the daemon
 // says it planned it for a launch ABI that passes k-major scales (a daemon
-// from before the request's launch_abi field would not).
+// from before the request's launch_abi field would not); likewise any tile
+// above the set's launch ABI.
 TEST(GemmLaunchArgsTest, KMajorKernelsNeedASetPlannedForTheirAbi) {
   v1::KernelSet set;
   set.add_kernels()->set_config("tile=8x128x128,warps=1x8,stages=4,mma=wgmma");
@@ -691,6 +692,16 @@ TEST(GemmLaunchArgsTest, KMajorKernelsNeedASetPlannedForTheirAbi) {
   EXPECT_TRUE(CheckKernelSetLaunchAbi(set).ok());
   set.set_launch_abi(kLaunchAbiOriginal);
   set.mutable_kernels()->RemoveLast();
+  EXPECT_TRUE(CheckKernelSetLaunchAbi(set).ok());
+  // Any tile above the set's ABI: a 128-token grouped one needs ABI 3.
+  set.add_kernels()->set_config(
+      "tile=128x128x128,warps=1x8,stages=4,mma=wgmma,order=grouped");
+  set.set_launch_abi(kLaunchAbiKSplitTiles);
+  const absl::Status wide = CheckKernelSetLaunchAbi(set);
+  EXPECT_EQ(wide.code(), absl::StatusCode::kFailedPrecondition) << wide;
+  EXPECT_NE(wide.message().find("needs launch ABI 3"), std::string::npos)
+      << wide;
+  set.set_launch_abi(kLaunchAbiPrefillTiles);
   EXPECT_TRUE(CheckKernelSetLaunchAbi(set).ok());
 }
 

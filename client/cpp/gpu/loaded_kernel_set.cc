@@ -213,18 +213,20 @@ absl::StatusOr<LoadedKernel> LoadOne(
 }  // namespace
 
 absl::Status CheckKernelSetLaunchAbi(const v1::KernelSet& set) {
-  if (set.launch_abi() >= kLaunchAbiKMajorScales) return absl::OkStatus();
   for (int i = 0; i < set.kernels_size(); ++i) {
     const std::string& config = set.kernels(i).config();
+    // Only wgmma tiles carry options that ask anything of the launcher.
     if (!absl::StrContains(config, "mma=wgmma")) continue;
     absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(config);
-    if (tile.ok() && tile->k_major_scales) {
+    if (!tile.ok()) continue;  // LoadOne names the unreadable text
+    const uint32_t needed = GemmTileLaunchAbi(*tile);
+    if (needed > set.launch_abi()) {
       return absl::FailedPreconditionError(absl::StrCat(
-          "kernel_set.kernels[", i, "]: '", config,
-          "' reads k-major scales, but the set was planned for launch ABI ",
-          set.launch_abi(),
-          " (a daemon older than this client's launch ABI field); upgrade "
-          "the daemon"));
+          "kernel_set.kernels[", i, "]: '", config, "' needs launch ABI ",
+          needed, ", but the set was planned for launch ABI ", set.launch_abi(),
+          " (e.g. a daemon older than this client's launch ABI field, whose "
+          "layout=kmajor kernels expect arguments this client does not "
+          "pass); upgrade the daemon"));
     }
   }
   return absl::OkStatus();

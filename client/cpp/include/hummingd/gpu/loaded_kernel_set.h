@@ -106,11 +106,13 @@ struct LoadedKernel {
   }
 };
 
-// FAILED_PRECONDITION when a kernel of `set` reads k-major scales
-// (layout=kmajor) but the set says it was planned for a launch ABI below
-// kLaunchAbiKMajorScales (kernels/launch_abi.h): a daemon that predates the
-// request's launch_abi field, whose k-major kernels expect arguments this
-// client does not pass. Load checks it first; no GPU needed.
+// FAILED_PRECONDITION when a kernel of `set` needs a newer launch ABI
+// (kernels/launch_abi.h, GemmTileLaunchAbi) than the set says it was planned
+// for: e.g. k-major scales (layout=kmajor) in a set planned below
+// kLaunchAbiKMajorScales, from a daemon that predates the request's
+// launch_abi field, whose k-major kernels expect arguments this client does
+// not pass. Any such set is inconsistent. Load checks it first; no GPU
+// needed.
 absl::Status CheckKernelSetLaunchAbi(const v1::KernelSet& set);
 
 class LoadedKernelSet {
