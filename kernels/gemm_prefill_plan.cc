@@ -29,7 +29,7 @@ constexpr int64_t kStepM = 64;
 constexpr int64_t kLastStepM = 2048;
 
 // 128-token tiles may be planned from this M on (not measured below 200),
-// in grouped block order from kGroupedOrderMinM (sweeps bf, bg, 128-token
+// in grouped block order from kGroupedOrderMinM (sweeps be-bg, 128-token
 // tiles: at M = 1024 231.5 against 239.9 µs on 8192 x 8192, 927.5 against
 // 944.5 on 28672 x 8192, 903 / 919 on 8192 x 28672, 91.8 / 93.3 on
 // 6144 x 4096, 199.9 / 201.5 on 4096 x 14336; at 2048 495 against 539; not
