@@ -6,6 +6,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "common/hashing.h"
 #include "common/status_macros.h"
@@ -64,8 +65,13 @@ absl::Status ApplyPlanOverrides(const KernelRequest& request,
       if (candidate.m_max() == override_entry.m_max) kernel = &candidate;
     }
     if (kernel == nullptr) {
+      std::vector<int64_t> ends;
+      for (const v1::Kernel& candidate : set.kernels()) {
+        ends.push_back(candidate.m_max());
+      }
       return absl::NotFoundError(absl::StrCat(
-          "--override: no M range of the plan ends at ", override_entry.m_max));
+          "--override: no M range of the plan ends at ", override_entry.m_max,
+          " (its ranges end at ", absl::StrJoin(ends, ", "), ")"));
     }
     RETURN_IF_ERROR(ValidateGemmTile(override_entry.tile, request.shape.n,
                                      request.shape.k));

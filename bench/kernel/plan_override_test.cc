@@ -106,11 +106,13 @@ TEST(PlanOverrideTest, AnOverriddenRangeHandsItsSharedCubinOn) {
 TEST(PlanOverrideTest, RefusesUnknownRangesAndIllegalTiles) {
   const KernelRequest request = W4Request();
   v1::KernelSet set = TwoRanges();
-  EXPECT_EQ(ApplyPlanOverrides(
-                request,
-                *ParsePlanOverrides(std::string("17:") + kTile16 + ":1"), set)
-                .code(),
-            absl::StatusCode::kNotFound);
+  const absl::Status unknown = ApplyPlanOverrides(
+      request, *ParsePlanOverrides(std::string("17:") + kTile16 + ":1"), set);
+  EXPECT_EQ(unknown.code(), absl::StatusCode::kNotFound) << unknown;
+  // It names the ranges there are (TwoRanges: 1-8, 9-16).
+  EXPECT_NE(unknown.message().find("its ranges end at 8, 16"),
+            std::string::npos)
+      << unknown;
   // Four 64-row blocks per warpgroup.
   EXPECT_FALSE(ApplyPlanOverrides(
                    request,
