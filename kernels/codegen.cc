@@ -367,21 +367,20 @@ absl::StatusOr<KernelSource> GenerateGemmStub(const KernelRequest& request,
                   tile.Threads(),
                   wgmma ? absl::StrCat(", ", WgmmaBlocksPerSm(tile)) : "", ") ",
                   kGemmEntry, "(hummingd::GemmArgs args) {\n");
+  // Tiles in grouped order remap their (m-block, n-block)
+  // (schedule/block_order.cuh); the stubs of tiles without the option stay
+  // byte-identical.
+  const char* block_mn = "blockIdx.x, blockIdx.y";
   if (wgmma && tile.grouped_order) {
-    // Tiles in grouped order (schedule/block_order.cuh); the stubs of
-    // tiles without the option stay byte-identical.
     absl::StrAppend(&text,
                     "  const hd::BlockCoord block = "
                     "hd::grouped_block_order<hd::kGemmBlockGroupN>(\n"
-                    "      blockIdx.x, blockIdx.y, gridDim.x, gridDim.y);\n",
-                    "  hd::run_wgmma_gemm<Config>(args, threadIdx.x, block.m, "
-                    "block.n, blockIdx.z, gridDim.z);\n");
-  } else {
-    absl::StrAppend(&text,
-                    "  hd::", wgmma ? "run_wgmma_gemm" : "run_wna16_gemm",
-                    "<Config>(args, threadIdx.x, blockIdx.x, blockIdx.y, "
-                    "blockIdx.z, gridDim.z);\n");
+                    "      blockIdx.x, blockIdx.y, gridDim.x, gridDim.y);\n");
+    block_mn = "block.m, block.n";
   }
+  absl::StrAppend(&text, "  hd::", wgmma ? "run_wgmma_gemm" : "run_wna16_gemm",
+                  "<Config>(args, threadIdx.x, ", block_mn,
+                  ", blockIdx.z, gridDim.z);\n");
   absl::StrAppend(&text, "}\n");
   return source;
 }

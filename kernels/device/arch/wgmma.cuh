@@ -68,52 +68,42 @@ HUMMINGD_DEVICE void wgmma_fence_operand(float& value) {
   "+f"(r_acc[0]), "+f"(r_acc[1]), "+f"(r_acc[2]), "+f"(r_acc[3])
 #define HUMMINGD_WGMMA_OPERANDS_8 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, %8"
 
-#define HUMMINGD_WGMMA_OUTPUTS_16                                 \
-  "+f"(r_acc[0]), "+f"(r_acc[1]), "+f"(r_acc[2]), "+f"(r_acc[3]), \
-      "+f"(r_acc[4]), "+f"(r_acc[5]), "+f"(r_acc[6]), "+f"(r_acc[7])
+// Each size's outputs: the half before it, then its own accumulators.
+#define HUMMINGD_WGMMA_OUTPUTS_16                                           \
+  HUMMINGD_WGMMA_OUTPUTS_8, "+f"(r_acc[4]), "+f"(r_acc[5]), "+f"(r_acc[6]), \
+      "+f"(r_acc[7])
 #define HUMMINGD_WGMMA_OPERANDS_16 \
   "{%0, %1, %2, %3, %4, %5, %6, %7}, {%8, %9, %10, %11}, %12"
 
-#define HUMMINGD_WGMMA_OUTPUTS_32                                       \
-  "+f"(r_acc[0]), "+f"(r_acc[1]), "+f"(r_acc[2]), "+f"(r_acc[3]),       \
-      "+f"(r_acc[4]), "+f"(r_acc[5]), "+f"(r_acc[6]), "+f"(r_acc[7]),   \
-      "+f"(r_acc[8]), "+f"(r_acc[9]), "+f"(r_acc[10]), "+f"(r_acc[11]), \
-      "+f"(r_acc[12]), "+f"(r_acc[13]), "+f"(r_acc[14]), "+f"(r_acc[15])
+#define HUMMINGD_WGMMA_OUTPUTS_32                                             \
+  HUMMINGD_WGMMA_OUTPUTS_16, "+f"(r_acc[8]), "+f"(r_acc[9]), "+f"(r_acc[10]), \
+      "+f"(r_acc[11]), "+f"(r_acc[12]), "+f"(r_acc[13]), "+f"(r_acc[14]),     \
+      "+f"(r_acc[15])
 #define HUMMINGD_WGMMA_OPERANDS_32                                           \
   "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, " \
   "{%16, %17, %18, %19}, %20"
 
 #define HUMMINGD_WGMMA_OUTPUTS_64                                         \
-  "+f"(r_acc[0]), "+f"(r_acc[1]), "+f"(r_acc[2]), "+f"(r_acc[3]),         \
-      "+f"(r_acc[4]), "+f"(r_acc[5]), "+f"(r_acc[6]), "+f"(r_acc[7]),     \
-      "+f"(r_acc[8]), "+f"(r_acc[9]), "+f"(r_acc[10]), "+f"(r_acc[11]),   \
-      "+f"(r_acc[12]), "+f"(r_acc[13]), "+f"(r_acc[14]), "+f"(r_acc[15]), \
-      "+f"(r_acc[16]), "+f"(r_acc[17]), "+f"(r_acc[18]), "+f"(r_acc[19]), \
-      "+f"(r_acc[20]), "+f"(r_acc[21]), "+f"(r_acc[22]), "+f"(r_acc[23]), \
-      "+f"(r_acc[24]), "+f"(r_acc[25]), "+f"(r_acc[26]), "+f"(r_acc[27]), \
-      "+f"(r_acc[28]), "+f"(r_acc[29]), "+f"(r_acc[30]), "+f"(r_acc[31])
+  HUMMINGD_WGMMA_OUTPUTS_32, "+f"(r_acc[16]), "+f"(r_acc[17]),            \
+      "+f"(r_acc[18]), "+f"(r_acc[19]), "+f"(r_acc[20]), "+f"(r_acc[21]), \
+      "+f"(r_acc[22]), "+f"(r_acc[23]), "+f"(r_acc[24]), "+f"(r_acc[25]), \
+      "+f"(r_acc[26]), "+f"(r_acc[27]), "+f"(r_acc[28]), "+f"(r_acc[29]), \
+      "+f"(r_acc[30]), "+f"(r_acc[31])
 #define HUMMINGD_WGMMA_OPERANDS_64                                          \
   "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
   "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, "  \
   "%30, %31}, {%32, %33, %34, %35}, %36"
 
 #define HUMMINGD_WGMMA_OUTPUTS_128                                        \
-  "+f"(r_acc[0]), "+f"(r_acc[1]), "+f"(r_acc[2]), "+f"(r_acc[3]),         \
-      "+f"(r_acc[4]), "+f"(r_acc[5]), "+f"(r_acc[6]), "+f"(r_acc[7]),     \
-      "+f"(r_acc[8]), "+f"(r_acc[9]), "+f"(r_acc[10]), "+f"(r_acc[11]),   \
-      "+f"(r_acc[12]), "+f"(r_acc[13]), "+f"(r_acc[14]), "+f"(r_acc[15]), \
-      "+f"(r_acc[16]), "+f"(r_acc[17]), "+f"(r_acc[18]), "+f"(r_acc[19]), \
-      "+f"(r_acc[20]), "+f"(r_acc[21]), "+f"(r_acc[22]), "+f"(r_acc[23]), \
-      "+f"(r_acc[24]), "+f"(r_acc[25]), "+f"(r_acc[26]), "+f"(r_acc[27]), \
-      "+f"(r_acc[28]), "+f"(r_acc[29]), "+f"(r_acc[30]), "+f"(r_acc[31]), \
-      "+f"(r_acc[32]), "+f"(r_acc[33]), "+f"(r_acc[34]), "+f"(r_acc[35]), \
-      "+f"(r_acc[36]), "+f"(r_acc[37]), "+f"(r_acc[38]), "+f"(r_acc[39]), \
-      "+f"(r_acc[40]), "+f"(r_acc[41]), "+f"(r_acc[42]), "+f"(r_acc[43]), \
-      "+f"(r_acc[44]), "+f"(r_acc[45]), "+f"(r_acc[46]), "+f"(r_acc[47]), \
-      "+f"(r_acc[48]), "+f"(r_acc[49]), "+f"(r_acc[50]), "+f"(r_acc[51]), \
-      "+f"(r_acc[52]), "+f"(r_acc[53]), "+f"(r_acc[54]), "+f"(r_acc[55]), \
-      "+f"(r_acc[56]), "+f"(r_acc[57]), "+f"(r_acc[58]), "+f"(r_acc[59]), \
-      "+f"(r_acc[60]), "+f"(r_acc[61]), "+f"(r_acc[62]), "+f"(r_acc[63])
+  HUMMINGD_WGMMA_OUTPUTS_64, "+f"(r_acc[32]), "+f"(r_acc[33]),            \
+      "+f"(r_acc[34]), "+f"(r_acc[35]), "+f"(r_acc[36]), "+f"(r_acc[37]), \
+      "+f"(r_acc[38]), "+f"(r_acc[39]), "+f"(r_acc[40]), "+f"(r_acc[41]), \
+      "+f"(r_acc[42]), "+f"(r_acc[43]), "+f"(r_acc[44]), "+f"(r_acc[45]), \
+      "+f"(r_acc[46]), "+f"(r_acc[47]), "+f"(r_acc[48]), "+f"(r_acc[49]), \
+      "+f"(r_acc[50]), "+f"(r_acc[51]), "+f"(r_acc[52]), "+f"(r_acc[53]), \
+      "+f"(r_acc[54]), "+f"(r_acc[55]), "+f"(r_acc[56]), "+f"(r_acc[57]), \
+      "+f"(r_acc[58]), "+f"(r_acc[59]), "+f"(r_acc[60]), "+f"(r_acc[61]), \
+      "+f"(r_acc[62]), "+f"(r_acc[63])
 #define HUMMINGD_WGMMA_OPERANDS_128                                         \
   "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
   "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, "  \
