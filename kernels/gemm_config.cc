@@ -72,6 +72,9 @@ int GemmTileConfig::SharedBytes(const QuantSpec& spec) const {
 }
 
 uint32_t GemmTileLaunchAbi(const GemmTileConfig& tile) {
+  if (tile.mma == GemmMma::kWgmma && tile.block_m > 128) {
+    return kLaunchAbiTokenTiles256;
+  }
   if ((tile.mma == GemmMma::kWgmma && tile.block_m > 64) ||
       tile.grouped_order) {
     return kLaunchAbiPrefillTiles;
@@ -264,30 +267,31 @@ absl::Status ValidateGemmTile(const GemmTileConfig& tile, int64_t n,
   } else if (tile.mma == GemmMma::kWgmma) {
     const int warpgroups = tile.warps_n / 4;
     if ((tile.block_m != 8 && tile.block_m != 16 && tile.block_m != 32 &&
-         tile.block_m != 64 && tile.block_m != 128) ||
+         tile.block_m != 64 && tile.block_m != 128 && tile.block_m != 256) ||
         tile.warps_m != 1 ||
         (tile.warps_n != 4 && tile.warps_n != 8 && tile.warps_n != 16) ||
         tile.block_n % (64 * warpgroups) != 0 ||
         tile.block_n / (64 * warpgroups) > 2) {
-      return Invalid(
-          absl::StrCat("wgmma tiles take BM 8, 16, 32, 64 or 128, warps 1x4, "
-                       "1x8 or "
-                       "1x16 and one or "
-                       "two 64-row blocks per warpgroup (tile ",
-                       tile.block_m, "x", tile.block_n, ", warps ",
-                       tile.warps_m, "x", tile.warps_n, ")"));
+      return Invalid(absl::StrCat(
+          "wgmma tiles take BM 8, 16, 32, 64, 128 or 256, warps 1x4, "
+          "1x8 or "
+          "1x16 and one or "
+          "two 64-row blocks per warpgroup (tile ",
+          tile.block_m, "x", tile.block_n, ", warps ", tile.warps_m, "x",
+          tile.warps_n, ")"));
     }
     if (tile.stages < 3 || tile.stages > 12) {
       return Invalid(absl::StrCat("wgmma tiles take 3..12 stages (got ",
                                   tile.stages, ")"));
     }
-    // 64 fp32 accumulators per thread and row block: one of them, and at
-    // most two warpgroups (sixteen warps spill under their 128-register cap).
-    if (tile.block_m == 128 &&
+    // 64 (128 tokens) or 128 (256 tokens) fp32 accumulators per thread and
+    // row block: one of them, and at most two warpgroups (sixteen warps
+    // spill under their 128-register cap).
+    if (tile.block_m >= 128 &&
         (tile.block_n != 64 * warpgroups || warpgroups > 2)) {
       return Invalid(absl::StrCat(
-          "128-token wgmma tiles take one 64-row block per warpgroup and at "
-          "most 8 warps (tile ",
+          "128- and 256-token wgmma tiles take one 64-row block per "
+          "warpgroup and at most 8 warps (tile ",
           tile.block_m, "x", tile.block_n, ", warps ", tile.warps_m, "x",
           tile.warps_n, ")"));
     }
@@ -309,13 +313,13 @@ absl::Status ValidateGemmTile(const GemmTileConfig& tile, int64_t n,
   if (tile.k_major_scales && tile.mma != GemmMma::kWgmma) {
     return Invalid("layout=kmajor is a wgmma tile option");
   }
-  // The 64- and 128-token tiles alone serve many M-blocks; their grids
+  // The 64- to 256-token tiles alone serve many M-blocks; their grids
   // (M <= 2^20: at most 16384 x N / 64 blocks) keep the remap's 32-bit
   // block index exact.
   if (tile.grouped_order &&
       (tile.mma != GemmMma::kWgmma || tile.block_m < 64)) {
     return Invalid(
-        "order=grouped is an option of 64- and 128-token wgmma tiles");
+        "order=grouped is an option of 64- to 256-token wgmma tiles");
   }
   if (tile.blocks_per_sm != 0 &&
       (tile.mma != GemmMma::kWgmma || tile.blocks_per_sm < 1 ||

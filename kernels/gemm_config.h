@@ -20,8 +20,8 @@ namespace hummingd {
 
 inline constexpr char kGemmSkeleton[] = "wna16";
 // sm_90a decode kernels: weights as wgmma's register A operand, the tokens
-// (block_m of 8, 16, 32 or 64) as its N, one or two warpgroups (warps 1x4
-// or 1x8) of one or two 64-row blocks each.
+// (block_m of 8 to 256) as its N, one to four warpgroups (warps 1x4, 1x8 or
+// 1x16) of one or two 64-row blocks each.
 inline constexpr char kGemmWgmmaSkeleton[] = "wna16_wgmma";
 inline constexpr char kRepackSkeleton[] = "repack";
 inline constexpr char kGemmEntry[] = "hummingd_gemm";
@@ -71,7 +71,7 @@ struct GemmTileConfig {
   // memory instead of in split-K partials; such tiles run unsplit. 1: each warp
   // owns its rows' whole k-tile.
   int warp_split_k = 1;
-  // 64- and 128-token wgmma tiles only: blocks take their (m-block, n-block)
+  // 64- to 256-token wgmma tiles only: blocks take their (m-block, n-block)
   // tiles in grouped order (kernels/device/schedule/block_order.cuh), so
   // that a wave of resident blocks of a many-M-block launch shares
   // activations and weights in L2 ("order=grouped"). Planned on the
@@ -154,8 +154,8 @@ absl::Status CheckGemmUnits(int64_t n, int64_t k);
 
 // The tile fits the layer and the device rules (N % BN, K % BK, BK % 64,
 // warp tiles of whole m16 x n16 fragments, <= 1024 threads, stages 2..8;
-// for wgmma: block_m 8/16/32/64, warps 1x4, 1x8 or 1x16, BN a multiple of 64
-// per warpgroup, stages 3..8).
+// for wgmma: block_m 8/16/32/64/128/256, warps 1x4, 1x8 or 1x16, BN a
+// multiple of 64 per warpgroup, stages 3..12).
 absl::Status ValidateGemmTile(const GemmTileConfig& tile, int64_t n, int64_t k);
 
 // Split-K buffers per block along x (0 when splits <= 1); the device uses

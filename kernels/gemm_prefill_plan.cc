@@ -19,14 +19,25 @@ struct PrefillRange {
 
 // The ranges are planned in steps of 64 tokens up to kLastStepM (then one
 // open range), and neighbours that plan the same kernel and launch merge:
-// within a step neither the 64- nor the 128-token grid changes, so the
+// within a step none of the 64-, 128- and 256-token grids changes, so the
 // choice between them (BusiestSmWork) holds for every M of it; it and the
 // split-K factor are judged at the step's largest M (the split's partial
 // traffic grows with M, so a smaller M of a step might split more). The
-// open range above kLastStepM is judged at M = kLastStepM + 128.
+// open range above kLastStepM is judged at M = kOpenRangeM.
 constexpr int64_t kFirstPrefillM = 65;
 constexpr int64_t kStepM = 64;
 constexpr int64_t kLastStepM = 2048;
+// Whole blocks in every grid (64-, 128- and 256-token), and waves enough
+// that the grids' work per SM differs by the tiles' speed rather than by a
+// last wave (at 2176, planner v32's point, the 256-token grid carries a
+// half-empty block and lost on 8192 x 8192, which it wins by 10% at 4096
+// and 8192, sweep bj); also where the one- and two-n-block layers still
+// leave most SMs idle, so the smaller tiles keep them. For clients of
+// launch ABI 3 it plans the open range of v32 on the six layers
+// (and on N = 128 to 14336 in eight specs, but for some of 3 to 5 n-blocks:
+// N = 384 now takes the 128-token tile, N = 640 the 64-token one; neither
+// was timed above 2048).
+constexpr int64_t kOpenRangeM = 4096;
 
 // 128-token tiles may be planned from this M on (not measured below 200),
 // in grouped block order from kGroupedOrderMinM (sweeps be-bg, 128-token
@@ -36,6 +47,9 @@ constexpr int64_t kLastStepM = 2048;
 // timed between 513 and 896).
 constexpr int64_t kTokens128MinM = 129;
 constexpr int64_t kGroupedOrderMinM = 513;
+// 256-token tiles from the step that holds M = 1000 and 1024, the smallest
+// measured (sweep bj).
+constexpr int64_t kTokens256MinM = 961;
 
 // The 128-row tile (one 64-row block per warpgroup, two warpgroups, 4
 // stages of 128 columns) or the 256-row one (four warpgroups, 3 stages, one
@@ -77,6 +91,37 @@ GemmTileConfig Tokens128Tile(const QuantSpec& spec, int smem_limit,
   tile.stages = 4;
   tile.grouped_order = grouped_order;
   if (tile.SharedBytes(spec) > smem_limit) tile.block_k = 64;
+  return tile;
+}
+
+// The 256-token tile: the 128-token one with 64x256x16 wgmmas (128 fp32
+// accumulators per thread), so each decoded weight feeds twice the tokens;
+// 3 stages of 128 columns, or up to 6 of 64 where those do not fit
+// `smem_limit`; always in grouped block order. Sweep bj
+// (bench/results/tile-sweep-prefill-bi-bj.md): against the 128-token tile in
+// grouped order, 8192 x 8192 uint4 fp16 M = 1024 / 4096 / 8192 199.0 /
+// 911 / 1836 µs (222.2 / 1017 / 2051), bf16 at 4096 / 8192 870 / 1758
+// (1004 / 2023); 64-column stages, 5 of them: uint8 1010 / 2007 (1158 /
+// 2339), e4m3 989 / 1976 (1102 / 2207); 28672 x 8192 at 4096 3244 (3542),
+// 4096 x 4096 209.0 (232.9). In launch order it lost 3-9% at 4096 / 8192
+// (937 / 1994), and 64-column stages cost 4-bit weights 1.7-3.8%.
+GemmTileConfig Tokens256Tile(const QuantSpec& spec, int smem_limit) {
+  GemmTileConfig tile;
+  tile.mma = GemmMma::kWgmma;
+  tile.block_m = 256;
+  tile.warps_m = 1;
+  tile.warps_n = 8;
+  tile.block_n = 128;
+  tile.block_k = 128;
+  tile.stages = 3;
+  tile.grouped_order = true;
+  if (tile.SharedBytes(spec) > smem_limit) {
+    tile.block_k = 64;
+    tile.stages = 6;
+    while (tile.stages > 3 && tile.SharedBytes(spec) > smem_limit) {
+      --tile.stages;
+    }
+  }
   return tile;
 }
 
@@ -159,9 +204,13 @@ double BusiestSmWork(const PrefillChoice& choice, int64_t m,
 // on 6144 x 4096 at M = 512 (61.3 against 52.7). So it is planned where its
 // busiest SM's work, times 0.9, is at most the 64-token grid's.
 constexpr double kTokens128WorkRatio = 0.9;
+// The 256-token tile against the 128-token one where both fill whole waves
+// (sweep bj, the same work per SM: 0.86-0.92 of its time, median 0.895).
+constexpr double kTokens256WorkRatio = 0.9;
 
-// The entry for one range: the 64-token tile of planner v28, or the
-// 128-token one where the client can launch it and BusiestSmWork favours it.
+// The entry for one range: the 64-token tile of planner v28, or the 128- or
+// 256-token one where the client can launch it and BusiestSmWork, weighed
+// by the work ratios above, favours it (a tie goes to the larger tile).
 PrefillChoice ChoosePrefillTile(const PrefillRange& range,
                                 const QuantSpec& spec, const LayerShape& shape,
                                 int sm_count, int smem_limit,
@@ -178,19 +227,25 @@ PrefillChoice ChoosePrefillTile(const PrefillRange& range,
   }
   const PrefillChoice wide =
       SplitPrefillTile(tokens_128, range, spec, shape, sm_count);
-  // A step's largest M. The open range's first multiple of 128 tokens: its
-  // last wave still weighs (at its largest M the grids' work per SM is
-  // equal, and the 128-token tile would win also on layers of one or two
-  // n-blocks, where it leaves most SMs idle just above kLastStepM), and
-  // neither grid carries a half-empty block (at 2112 the 128-token grid
-  // would, and lose to the 256-row tile where it wins by 1.19x at 8192:
-  // e4m3 4096 x 4096, sweep bf).
-  const int64_t m =
-      range.m_max <= kLastStepM ? range.m_max : kLastStepM + 2 * kStepM;
-  return kTokens128WorkRatio * BusiestSmWork(wide, m, shape, sm_count) <=
-                 BusiestSmWork(narrow, m, shape, sm_count)
-             ? wide
-             : narrow;
+  // A step's largest M, or kOpenRangeM.
+  const int64_t m = range.m_max <= kLastStepM ? range.m_max : kOpenRangeM;
+  const double wide_cost =
+      kTokens128WorkRatio * BusiestSmWork(wide, m, shape, sm_count);
+  const double narrow_cost = BusiestSmWork(narrow, m, shape, sm_count);
+  const PrefillChoice& best = wide_cost <= narrow_cost ? wide : narrow;
+  const GemmTileConfig tokens_256 = Tokens256Tile(spec, smem_limit);
+  if (range.m_min < kTokens256MinM ||
+      GemmTileLaunchAbi(tokens_256) > launch_abi ||
+      tokens_256.SharedBytes(spec) > smem_limit) {
+    return best;
+  }
+  const PrefillChoice widest =
+      SplitPrefillTile(tokens_256, range, spec, shape, sm_count);
+  return kTokens256WorkRatio * kTokens128WorkRatio *
+                     BusiestSmWork(widest, m, shape, sm_count) <=
+                 std::min(wide_cost, narrow_cost)
+             ? widest
+             : best;
 }
 
 }  // namespace

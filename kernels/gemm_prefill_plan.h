@@ -8,7 +8,10 @@
 // one 64-row block each, one block per SM; in grouped block order from 513)
 // in the ranges above 128 where 0.9 x their busiest SM's work is at most
 // the 64-token grid's (planners v30-v32): sweep be, 8192 x 8192 uint4 fp16
-// M = 1024 240 against 254 µs, M = 8192 2097 against 2486.
+// M = 1024 240 against 254 µs, M = 8192 2097 against 2486. From planner
+// v33 its 256-token tiles (64x256x16 wgmmas) above 960 where their busiest
+// SM's work, weighed 0.9 x 0.9, is at most the others': sweep bj, the same
+// layer M = 1024 199 against 222 µs, M = 8192 1836 against 2051.
 // Against the mma.sync 128x128x64 tile planned there before (planner v26)
 // they took 1.9-4.2x less time on the six layers of issue 5 (8192 x 8192
 // uint4 fp16: M = 256 65 against 194 µs, M = 1024 254 against 663, M = 8192
@@ -31,7 +34,8 @@ namespace hummingd {
 // shared memory): the caller then plans the mma.sync tiles there. Requires
 // WgmmaDecodeApplies.
 // 128-token tiles (and grouped block order) only for launch_abi >=
-// kLaunchAbiPrefillTiles.
+// kLaunchAbiPrefillTiles, 256-token tiles only for launch_abi >=
+// kLaunchAbiTokenTiles256.
 std::vector<PlanEntry> PlanWgmmaPrefill(const QuantSpec& spec,
                                         const LayerShape& shape, int sm_count,
                                         int smem_limit, uint32_t launch_abi);

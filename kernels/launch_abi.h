@@ -38,10 +38,15 @@ inline constexpr uint32_t kLaunchAbiKSplitTiles = 2;
 // grouped one, but none before this step was tested launching them, and
 // older ones refuse `order=grouped` when they load the set.
 inline constexpr uint32_t kLaunchAbiPrefillTiles = 3;
+// The client launches 256-token wgmma tiles (`tile=256x...`, planner v33,
+// M > 960 on Hopper): the same arguments and a grid the plan entry spells
+// out, but a client of ABI 3 refuses the tile text (BM 256 was not a
+// wgmma tile before this step).
+inline constexpr uint32_t kLaunchAbiTokenTiles256 = 4;
 // What this build's launchers (QuantizedLinear, LaunchKernel) pass. Bump
 // it, with a new constant above, whenever a planned kernel expects
 // arguments (or a tile text) an older client does not handle; requests
 // above it are refused (INVALID_ARGUMENT).
-inline constexpr uint32_t kCurrentLaunchAbi = kLaunchAbiPrefillTiles;
+inline constexpr uint32_t kCurrentLaunchAbi = kLaunchAbiTokenTiles256;
 
 }  // namespace hummingd

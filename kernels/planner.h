@@ -12,7 +12,7 @@
 namespace hummingd {
 
 // Bumped whenever planning logic changes what it emits; part of the plan key.
-inline constexpr int kPlannerVersion = 32;
+inline constexpr int kPlannerVersion = 33;
 
 // The dynamic shared memory a block may opt into on `gpu`: the target's
 // own figure, else the arch's (what the planner fits tiles into).
@@ -43,7 +43,8 @@ uint32_t PlanKeyLaunchAbi(const KernelRequest& request);
 // tokens to 2048, then 2049+ (kernels/gemm_prefill_plan.h;
 // 128-token tiles above 128 where 0.9 x their busiest SM's work is at
 // most the 64-token grid's, for request.launch_abi >=
-// kLaunchAbiPrefillTiles; neighbouring steps of 64 tokens merge);
+// kLaunchAbiPrefillTiles, and 256-token ones above 960 for
+// kLaunchAbiTokenTiles256; neighbouring steps of 64 tokens merge);
 // grid = (ceil(M / BM), N / BN, split-K); split-K entries need
 // GemmWorkspaceBytes(entry, M) of workspace and GemmCounterBytes(entry, M) of
 // zeroed counters (kernels/gemm_config.h).

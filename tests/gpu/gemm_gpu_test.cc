@@ -231,19 +231,21 @@ void PrintTo(const GemmCase& c, std::ostream* os) {
   *os << c.spec << " n=" << c.n << " k=" << c.k;
 }
 
-// M = 1, 7, 16, 17, 64, 100, 257, 1000 everywhere; 200 and 1100 (or 4096)
-// so that every range above 64 runs too (Hopper's merged steps of 64
-// tokens, which 160, 240, 360, 400, 600, 700 and 800 complete on the layers
-// here; elsewhere 65..256, 257..1024, > 1024).
+// M = 1, 7, 16, 17, 64, 100, 257, 1000 everywhere; 200, 1100 and 2100 (or
+// 1100 and 4096) so that every range above 64 runs too (Hopper's merged
+// steps of 64 tokens, which 160, 240, 360, 400, 600, 700 and 800 complete
+// on the layers here, and the open range above 2048; elsewhere 65..256,
+// 257..1024, > 1024).
 std::vector<int64_t> MValues(GemmMSet m_set) {
   switch (m_set) {
     case kSmall:
-      return {1,   7,   16,  17,  64,  100, 160,  200, 240,
-              257, 360, 400, 600, 700, 800, 1000, 1100};
+      return {1,   7,   16,  17,  64,  100, 160,  200,  240,
+              257, 360, 400, 600, 700, 800, 1000, 1100, 2100};
     case kLarge:
       return {1, 7, 16, 17, 64, 100, 257, 1000};
     case kLargeWithM4096:
-      return {1, 7, 16, 17, 64, 100, 200, 257, 400, 600, 700, 800, 1000, 4096};
+      return {1,   7,   16,  17,  64,   100,  200, 257,
+              400, 600, 700, 800, 1000, 1100, 4096};
     case kDecode:
       return {1, 7, 8, 9, 16, 17, 32, 33, 64};
   }

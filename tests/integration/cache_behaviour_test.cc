@@ -200,13 +200,14 @@ TEST_F(CacheBehaviourTest, GemmPlansFollowTheClientsLaunchAbi) {
     const std::string& config = old_kernel.config();
     EXPECT_EQ(config.find("layout=kmajor"), std::string::npos) << config;
     EXPECT_EQ(config.find("order=grouped"), std::string::npos) << config;
-    EXPECT_FALSE(absl::StartsWith(config, "tile=128x") &&
+    EXPECT_FALSE((absl::StartsWith(config, "tile=128x") ||
+                  absl::StartsWith(config, "tile=256x")) &&
                  absl::StrContains(config, "mma=wgmma"))
         << config;
   }
-  // Where the plans' ranges differ (the current one has 128-token tiles
-  // between 64-token ones), each current kernel is compared with the old
-  // kernel serving its smallest M.
+  // Where the plans' ranges differ (the current one has 128- and 256-token
+  // tiles between 64-token ones), each current kernel is compared with the
+  // old kernel serving its smallest M.
   auto old_kernel_for = [&](int64_t m) -> const v1::Kernel* {
     for (const v1::Kernel& kernel : old_set.kernels()) {
       if (kernel.m_min() <= m && m <= kernel.m_max()) return &kernel;
@@ -215,15 +216,19 @@ TEST_F(CacheBehaviourTest, GemmPlansFollowTheClientsLaunchAbi) {
   };
   int k_major = 0;
   int wide_tokens = 0;
+  int widest_tokens = 0;
   for (const v1::Kernel& current : current_set.kernels()) {
     const v1::Kernel* old_kernel = old_kernel_for(current.m_min());
     ASSERT_NE(old_kernel, nullptr) << current.m_min();
     const std::string& old_config = old_kernel->config();
     const std::string& current_config = current.config();
-    if (absl::StartsWith(current_config, "tile=128x")) {
+    if (absl::StartsWith(current_config, "tile=128x") ||
+        absl::StartsWith(current_config, "tile=256x")) {
       // Above M = 128, the 128-token tiles of launch ABI 3 (planners v29
-      // to v32) where the old client keeps the 64-token ones.
-      ++wide_tokens;
+      // to v32), and above 960 the 256-token ones of ABI 4 (planner v33),
+      // where the old client keeps the 64-token ones.
+      ++(absl::StartsWith(current_config, "tile=128x") ? wide_tokens
+                                                       : widest_tokens);
       EXPECT_TRUE(absl::StartsWith(old_config, "tile=64x")) << old_config;
       EXPECT_NE(current.artifact_key(), old_kernel->artifact_key());
     } else if (current_config.find("layout=kmajor") != std::string::npos) {
@@ -238,6 +243,7 @@ TEST_F(CacheBehaviourTest, GemmPlansFollowTheClientsLaunchAbi) {
   }
   EXPECT_EQ(k_major, 2);
   EXPECT_EQ(wide_tokens, 3);
+  EXPECT_EQ(widest_tokens, 2);
 }
 
 }  // namespace

@@ -114,12 +114,46 @@ HUMMINGD_DEVICE void wgmma_fence_operand(float& value) {
   "%62, %63}, "                                                             \
   "{%64, %65, %66, %67}, %68"
 
+#define HUMMINGD_WGMMA_OUTPUTS_256                                            \
+  HUMMINGD_WGMMA_OUTPUTS_128, "+f"(r_acc[64]), "+f"(r_acc[65]),               \
+      "+f"(r_acc[66]), "+f"(r_acc[67]), "+f"(r_acc[68]), "+f"(r_acc[69]),     \
+      "+f"(r_acc[70]), "+f"(r_acc[71]), "+f"(r_acc[72]), "+f"(r_acc[73]),     \
+      "+f"(r_acc[74]), "+f"(r_acc[75]), "+f"(r_acc[76]), "+f"(r_acc[77]),     \
+      "+f"(r_acc[78]), "+f"(r_acc[79]), "+f"(r_acc[80]), "+f"(r_acc[81]),     \
+      "+f"(r_acc[82]), "+f"(r_acc[83]), "+f"(r_acc[84]), "+f"(r_acc[85]),     \
+      "+f"(r_acc[86]), "+f"(r_acc[87]), "+f"(r_acc[88]), "+f"(r_acc[89]),     \
+      "+f"(r_acc[90]), "+f"(r_acc[91]), "+f"(r_acc[92]), "+f"(r_acc[93]),     \
+      "+f"(r_acc[94]), "+f"(r_acc[95]), "+f"(r_acc[96]), "+f"(r_acc[97]),     \
+      "+f"(r_acc[98]), "+f"(r_acc[99]), "+f"(r_acc[100]), "+f"(r_acc[101]),   \
+      "+f"(r_acc[102]), "+f"(r_acc[103]), "+f"(r_acc[104]), "+f"(r_acc[105]), \
+      "+f"(r_acc[106]), "+f"(r_acc[107]), "+f"(r_acc[108]), "+f"(r_acc[109]), \
+      "+f"(r_acc[110]), "+f"(r_acc[111]), "+f"(r_acc[112]), "+f"(r_acc[113]), \
+      "+f"(r_acc[114]), "+f"(r_acc[115]), "+f"(r_acc[116]), "+f"(r_acc[117]), \
+      "+f"(r_acc[118]), "+f"(r_acc[119]), "+f"(r_acc[120]), "+f"(r_acc[121]), \
+      "+f"(r_acc[122]), "+f"(r_acc[123]), "+f"(r_acc[124]), "+f"(r_acc[125]), \
+      "+f"(r_acc[126]), "+f"(r_acc[127])
+#define HUMMINGD_WGMMA_OPERANDS_256                                          \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, "            \
+  "%14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, "   \
+  "%28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, "   \
+  "%42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, "   \
+  "%56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, "   \
+  "%70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, "   \
+  "%84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, "   \
+  "%98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, "   \
+  "%110, %111, "                                                             \
+  "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, " \
+  "%124, %125, "                                                             \
+  "%126, %127}, "                                                            \
+  "{%128, %129, %130, %131}, %132"
+
 // Operand number of the scale-d immediate (after accumulators, A, desc).
 #define HUMMINGD_WGMMA_SCALE_D_8 "%9"
 #define HUMMINGD_WGMMA_SCALE_D_16 "%13"
 #define HUMMINGD_WGMMA_SCALE_D_32 "%21"
 #define HUMMINGD_WGMMA_SCALE_D_64 "%37"
 #define HUMMINGD_WGMMA_SCALE_D_128 "%69"
+#define HUMMINGD_WGMMA_SCALE_D_256 "%133"
 
 #define HUMMINGD_WGMMA_RS(N, TYPE)                                             \
   asm volatile("{\n.reg .pred p;\nsetp.ne.u32 p, " HUMMINGD_WGMMA_SCALE_D_##N  \
@@ -158,12 +192,17 @@ HUMMINGD_DEVICE void wgmma_rs(float (&r_acc)[kN / 2], const u32 (&r_a)[4],
       HUMMINGD_WGMMA_RS(64, "bf16");
     else
       HUMMINGD_WGMMA_RS(64, "f16");
-  } else {
-    static_assert(kN == 128, "token tiles of 8, 16, 32, 64 or 128");
+  } else if constexpr (kN == 128) {
     if constexpr (kBf16)
       HUMMINGD_WGMMA_RS(128, "bf16");
     else
       HUMMINGD_WGMMA_RS(128, "f16");
+  } else {
+    static_assert(kN == 256, "token tiles of 8, 16, 32, 64, 128 or 256");
+    if constexpr (kBf16)
+      HUMMINGD_WGMMA_RS(256, "bf16");
+    else
+      HUMMINGD_WGMMA_RS(256, "f16");
   }
 }
 

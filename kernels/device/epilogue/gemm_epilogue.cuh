@@ -51,58 +51,78 @@ HUMMINGD_DEVICE bool split_k_reduce(float (&r_acc)[kValues], float* g_slots,
   }
   __syncthreads();
   if (!s_is_last) return false;
-  float r_sum[kValues];
-  HUMMINGD_UNROLL
-  for (int i = 0; i < kValues; ++i) r_sum[i] = 0.0f;
-  // One split at a time: a float4 of each of this thread's values.
-  auto sum_split_by_split = [&]() {
+  if constexpr (kValues >= 128) {
+    // A second set of kValues sums would spill (256-token tiles: 128
+    // accumulators per thread), so the sums build in r_acc itself, with
+    // this split's partial read back from the workspace (the thread's own
+    // writes above): the same additions in the same split order.
+    HUMMINGD_UNROLL
+    for (int i = 0; i < kValues; ++i) r_acc[i] = 0.0f;
     for (int z = 0; z < splits; ++z) {
       const float* g_slot = slot(z);
       HUMMINGD_UNROLL
       for (int i = 0; i < kValues / 4; ++i) {
         float r_part[4];
-        if (z == split) {
-          HUMMINGD_UNROLL
-          for (int e = 0; e < 4; ++e) r_part[e] = r_acc[4 * i + e];
-        } else {
-          load_global_cg_v4(g_slot + (i * kThreads + thread) * 4, r_part);
-        }
+        load_global_cg_v4(g_slot + (i * kThreads + thread) * 4, r_part);
         HUMMINGD_UNROLL
-        for (int e = 0; e < 4; ++e) r_sum[4 * i + e] += r_part[e];
-      }
-    }
-  };
-  if constexpr (kValues <= 16) {
-    // Few values per thread (decode tiles): fetch a float4 of up to
-    // kSplitBatch splits at once, so the tail costs one L2 round trip per
-    // float4 and batch rather than one per split. Sums stay in split order.
-    for (int z0 = 0; z0 < splits; z0 += kSplitBatch) {
-      HUMMINGD_UNROLL
-      for (int i = 0; i < kValues / 4; ++i) {
-        float r_part[kSplitBatch][4];
-        HUMMINGD_UNROLL
-        for (int b = 0; b < kSplitBatch; ++b) {
-          const int z = z0 + b;
-          if (z < splits && z != split) {
-            load_global_cg_v4(slot(z) + (i * kThreads + thread) * 4, r_part[b]);
-          }
-        }
-        HUMMINGD_UNROLL
-        for (int b = 0; b < kSplitBatch; ++b) {
-          const int z = z0 + b;
-          if (z >= splits) break;
-          HUMMINGD_UNROLL
-          for (int e = 0; e < 4; ++e) {
-            r_sum[4 * i + e] += z == split ? r_acc[4 * i + e] : r_part[b][e];
-          }
-        }
+        for (int e = 0; e < 4; ++e) r_acc[4 * i + e] += r_part[e];
       }
     }
   } else {
-    sum_split_by_split();
+    float r_sum[kValues];
+    HUMMINGD_UNROLL
+    for (int i = 0; i < kValues; ++i) r_sum[i] = 0.0f;
+    // One split at a time: a float4 of each of this thread's values.
+    auto sum_split_by_split = [&]() {
+      for (int z = 0; z < splits; ++z) {
+        const float* g_slot = slot(z);
+        HUMMINGD_UNROLL
+        for (int i = 0; i < kValues / 4; ++i) {
+          float r_part[4];
+          if (z == split) {
+            HUMMINGD_UNROLL
+            for (int e = 0; e < 4; ++e) r_part[e] = r_acc[4 * i + e];
+          } else {
+            load_global_cg_v4(g_slot + (i * kThreads + thread) * 4, r_part);
+          }
+          HUMMINGD_UNROLL
+          for (int e = 0; e < 4; ++e) r_sum[4 * i + e] += r_part[e];
+        }
+      }
+    };
+    if constexpr (kValues <= 16) {
+      // Few values per thread (decode tiles): fetch a float4 of up to
+      // kSplitBatch splits at once, so the tail costs one L2 round trip per
+      // float4 and batch rather than one per split. Sums stay in split order.
+      for (int z0 = 0; z0 < splits; z0 += kSplitBatch) {
+        HUMMINGD_UNROLL
+        for (int i = 0; i < kValues / 4; ++i) {
+          float r_part[kSplitBatch][4];
+          HUMMINGD_UNROLL
+          for (int b = 0; b < kSplitBatch; ++b) {
+            const int z = z0 + b;
+            if (z < splits && z != split) {
+              load_global_cg_v4(slot(z) + (i * kThreads + thread) * 4,
+                                r_part[b]);
+            }
+          }
+          HUMMINGD_UNROLL
+          for (int b = 0; b < kSplitBatch; ++b) {
+            const int z = z0 + b;
+            if (z >= splits) break;
+            HUMMINGD_UNROLL
+            for (int e = 0; e < 4; ++e) {
+              r_sum[4 * i + e] += z == split ? r_acc[4 * i + e] : r_part[b][e];
+            }
+          }
+        }
+      }
+    } else {
+      sum_split_by_split();
+    }
+    HUMMINGD_UNROLL
+    for (int i = 0; i < kValues; ++i) r_acc[i] = r_sum[i];
   }
-  HUMMINGD_UNROLL
-  for (int i = 0; i < kValues; ++i) r_acc[i] = r_sum[i];
   if (thread == 0) *g_counter = 0u;  // ready for the next launch
   return true;
 }

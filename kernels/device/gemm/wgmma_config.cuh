@@ -237,8 +237,8 @@ struct WgmmaConfig : GemmScaleTiling<Format_, kN_, kK_> {
       wgmma_shared_bytes(Tile::kStages, kStageBytes, kChunkBytes);
 
   static_assert(kTokens == 8 || kTokens == 16 || kTokens == 32 ||
-                    kTokens == 64 || kTokens == 128,
-                "token tiles of 8, 16, 32, 64 or 128 (wgmma n)");
+                    kTokens == 64 || kTokens == 128 || kTokens == 256,
+                "token tiles of 8, 16, 32, 64, 128 or 256 (wgmma n)");
   static_assert(kWarpSplitK > 1 ||
                     (kRowBlocks >= 1 &&
                      Tile::kBlockN == kRowBlocks * kWgmmaRowsPerWarpgroup *

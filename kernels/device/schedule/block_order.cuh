@@ -26,7 +26,7 @@ struct BlockCoord {
 };
 
 // Block (x, y) of a grid_m x grid_n grid, launched x + grid_m * y-th.
-// Exact while grid_m * grid_n < 2^32 (the 64- and 128-token tiles that
+// Exact while grid_m * grid_n < 2^32 (the 64- to 256-token tiles that
 // take it stay far below: ValidateGemmTile, kernels/gemm_config.cc).
 template <u32 kGroupN>
 HUMMINGD_HD BlockCoord grouped_block_order(u32 x, u32 y, u32 grid_m,

@@ -1,18 +1,16 @@
-// The decode table of record (issue 5's committed H200 results, named by
-// HUMMINGD_DECODE_TABLE_OF_RECORD) was measured on the kernels the planner
-// chose then: this test holds the planner to them, so a planner change that
-// moves any measured case fails here until a new table is measured and
-// committed (bench/README.md). Every row at M <= 64 of the table's JSON,
-// and every row above 64 of the prefill tables: the plan's range for that M
-// has the row's tile text and split count.
+// The table of record (issue 5's committed H200 results, named by
+// HUMMINGD_TABLE_OF_RECORD) was measured on the kernels the planner chose
+// then: this test holds the planner to them, so a planner change that moves
+// any measured case fails here until a new table is measured and committed
+// (bench/README.md). For every row of the table's JSON, decode and prefill
+// alike, the plan's range for that M has the row's tile text and split
+// count.
 
 #include <cstdint>
 #include <fstream>
-#include <map>
 #include <regex>
 #include <sstream>
 #include <string>
-#include <tuple>
 
 #include "gtest/gtest.h"
 #include "kernels/planner.h"
@@ -69,40 +67,18 @@ void ExpectPlannedAsMeasured(const TableRow& row) {
 }
 
 TEST(DecodeTableOfRecordTest, PlansAreTheMeasuredKernels) {
-  const std::vector<TableRow> rows =
-      ReadTableRows(HUMMINGD_DECODE_TABLE_OF_RECORD);
-  // The issue's grid: 6 layers x 4 specs x 7 token counts.
-  int decode_rows = 0;
+  const std::vector<TableRow> rows = ReadTableRows(HUMMINGD_TABLE_OF_RECORD);
+  // 6 layers x 4 specs x 7 token counts to 64, then M = 256, 1024, 4096 and
+  // 8192 (the prefill planner's ranges).
+  int decode_rows = 0, prefill_rows = 0;
   for (const TableRow& row : rows) {
-    if (row.m > 64) continue;  // the prefill ranges, not the decode plan's
-    ++decode_rows;
+    ++(row.m <= 64 ? decode_rows : prefill_rows);
     SCOPED_TRACE(::testing::Message() << row.spec << " N=" << row.n
                                       << " K=" << row.k << " M=" << row.m);
     ExpectPlannedAsMeasured(row);
   }
-  EXPECT_EQ(decode_rows, 168) << HUMMINGD_DECODE_TABLE_OF_RECORD;
-}
-
-// Above M = 64 the same holds for the rows of the prefill tables of record:
-// the decode table's (M = 256, 1024, 4096, 8192), with its M = 256 rows
-// superseded by the later table of those (planner v30 changed them).
-TEST(DecodeTableOfRecordTest, PrefillPlansAreTheMeasuredKernels) {
-  std::map<std::tuple<std::string, int64_t, int64_t, int64_t>, TableRow> rows;
-  for (const char* path : {HUMMINGD_PREFILL_TABLE_OF_RECORD,
-                           HUMMINGD_PREFILL_256_TABLE_OF_RECORD}) {
-    const std::vector<TableRow> table = ReadTableRows(path);
-    EXPECT_FALSE(table.empty()) << path;
-    for (const TableRow& row : table) {
-      if (row.m > 64) rows[{row.spec, row.n, row.k, row.m}] = row;
-    }
-  }
-  // 6 layers x 4 specs x M = 256, 1024, 4096, 8192.
-  EXPECT_EQ(rows.size(), 96u);
-  for (const auto& [key, row] : rows) {
-    SCOPED_TRACE(::testing::Message() << row.spec << " N=" << row.n
-                                      << " K=" << row.k << " M=" << row.m);
-    ExpectPlannedAsMeasured(row);
-  }
+  EXPECT_EQ(decode_rows, 168) << HUMMINGD_TABLE_OF_RECORD;
+  EXPECT_EQ(prefill_rows, 96) << HUMMINGD_TABLE_OF_RECORD;
 }
 
 }  // namespace

@@ -96,7 +96,7 @@ TEST(GemmDecodePlanTest, HopperDecodeRangesAreWgmmaAndFillTheMachine) {
         EXPECT_EQ(tile->k_major_scales, tile->block_n == 256)
             << entry.config.text;
       }
-      // Above the decode ranges, the 64- and 128-token tiles
+      // Above the decode ranges, the 64-, 128- and 256-token tiles
       // (gemm_prefill_plan.h).
       ASSERT_GE(plan->entries.size(), 6u);
       EXPECT_EQ(plan->entries[4].m_min, 65);
@@ -112,7 +112,9 @@ TEST(GemmDecodePlanTest, HopperDecodeRangesAreWgmmaAndFillTheMachine) {
             ParseGemmTileText(entry.config.text);
         ASSERT_TRUE(tile.ok()) << tile.status();
         if (entry.m_min <= 128) EXPECT_EQ(tile->block_m, 64);
-        EXPECT_TRUE(tile->block_m == 64 || tile->block_m == 128);
+        if (entry.m_min <= 960) EXPECT_LE(tile->block_m, 128);
+        EXPECT_TRUE(tile->block_m == 64 || tile->block_m == 128 ||
+                    tile->block_m == 256);
         EXPECT_EQ(entry.launch.m_per_block_x, tile->block_m);
         EXPECT_TRUE(ValidateGemmTile(*tile, n, k).ok());
         EXPECT_LE(entry.launch.dynamic_shared_memory, 227 * 1024);
@@ -1131,6 +1133,9 @@ TEST(GemmDecodePlanTest, WgmmaTileTextRoundTripsAndValidates) {
   for (const char* valid : {"tile=128x128x128,warps=1x8,stages=4,mma=wgmma",
                             "tile=128x64x64,warps=1x4,stages=3,mma=wgmma",
                             "tile=128x128x64,warps=1x8,stages=4,mma=wgmma,"
+                            "order=grouped",
+                            "tile=256x128x64,warps=1x8,stages=4,mma=wgmma",
+                            "tile=256x128x128,warps=1x8,stages=3,mma=wgmma,"
                             "order=grouped"}) {
     absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(valid);
     ASSERT_TRUE(tile.ok()) << valid << ": " << tile.status();
@@ -1139,7 +1144,9 @@ TEST(GemmDecodePlanTest, WgmmaTileTextRoundTripsAndValidates) {
   }
   for (const char* invalid : {"tile=128x256x128,warps=1x8,stages=4,mma=wgmma",
                               "tile=128x256x64,warps=1x16,stages=3,mma=wgmma",
-                              "tile=256x128x64,warps=1x8,stages=4,mma=wgmma"}) {
+                              "tile=256x256x64,warps=1x8,stages=3,mma=wgmma",
+                              "tile=256x256x64,warps=1x16,stages=3,mma=wgmma",
+                              "tile=512x128x64,warps=1x8,stages=3,mma=wgmma"}) {
     absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(invalid);
     ASSERT_TRUE(tile.ok()) << invalid << ": " << tile.status();
     EXPECT_FALSE(ValidateGemmTile(*tile, 512, 512).ok()) << invalid;

@@ -5,6 +5,7 @@
 
 #include "kernels/gemm_prefill_plan.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -25,7 +26,8 @@ namespace {
 using testing::H200GemmRequest;
 
 // The tile letter of the plan's entry for M: 6 = 64x128x128, 2 = 64x256x128
-// (sixteen warps), W = 128x128x128, G = the same in grouped order.
+// (sixteen warps), W = 128x128x128, G = the same in grouped order, Q =
+// 256x128x128 (3 stages, grouped), q = 256x128x64 (5 stages, grouped).
 char TileAt(const Plan& plan, int64_t m, int64_t* splits) {
   for (const PlanEntry& entry : plan.entries) {
     if (entry.m_min > m || m > entry.m_max) continue;
@@ -36,6 +38,12 @@ char TileAt(const Plan& plan, int64_t m, int64_t* splits) {
     if (text == "tile=128x128x128,warps=1x8,stages=4,mma=wgmma") return 'W';
     if (text == "tile=128x128x128,warps=1x8,stages=4,mma=wgmma,order=grouped") {
       return 'G';
+    }
+    if (text == "tile=256x128x128,warps=1x8,stages=3,mma=wgmma,order=grouped") {
+      return 'Q';
+    }
+    if (text == "tile=256x128x64,warps=1x8,stages=5,mma=wgmma,order=grouped") {
+      return 'q';
     }
     return '?';
   }
@@ -51,9 +59,9 @@ char TileAt(const Plan& plan, int64_t m, int64_t* splits) {
 // block order from M = 513; the 64-token tiles elsewhere: the 128-row one, or
 // the 256-row sixteen-warp one where the 128-row one holds one block per SM
 // (8-bit weights, 4-bit ones with zero points) and, for 4-bit weights, from
-// 1025.
-TEST(GemmPrefillPlanTest,
-     LargerMOnHopperRunsSixtyFourAndOneTwentyEightTokenTiles) {
+// 1025. From M = 961, for clients of launch ABI 4, the 256-token tile
+// wherever 0.9 times its weighed work is at most the others' (sweep bj).
+TEST(GemmPrefillPlanTest, LargerMOnHopperRunsSixtyFourTo256TokenTiles) {
   constexpr int64_t kMs[] = {100, 200, 300, 384,  448,  512,
                              600, 700, 800, 1000, 1100, 4096};
   struct Expected {
@@ -69,19 +77,21 @@ TEST(GemmPrefillPlanTest,
       // Measured (sweeps bg, bh): at 384 two 128-token blocks on the busiest
       // SM against three 64-token ones, 1.5 of them (115.9 against 98.9 µs);
       // at 512 four against eight; 640 / 768 / 896 alternate likewise.
-      {kW4, 8192, 8192, "6W66WW6G6GGG", 2, 1},
-      {kW4, 8192, 28672, "6W66WW6G6GGG", 2, 1},
+      {kW4, 8192, 8192, "6W66WW6G6QGQ", 2, 1},
+      {kW4, 8192, 28672, "6W66WW6G6QGQ", 2, 1},
       // 224 n-blocks: from 257 to 320 six 128-token blocks on the busiest SM
       // against nine 64-token ones.
-      {kW4, 28672, 8192, "666W6WG6GGGG", 1, 1},
-      {kW4, 4096, 4096, "6WWWWW66GGGG", 4, 2},
-      {kW4, 6144, 4096, "6W6666G66GGG", 2, 1},
-      {kW4, 4096, 14336, "6WWWWW66GGGG", 4, 2},
-      // Against the 256-row tile, one per SM like the 128-token one.
-      {kE4m3, 8192, 8192, "6WWWWWGGGGGG", 1, 1},
-      {kE4m3, 28672, 8192, "6W2W2WGGGGGG", 1, 1},
-      {kW4Zero, 8192, 8192, "6WWWWWGGGGGG", 1, 1},
-      {kW4Zero, 6144, 4096, "6W2WWWG2GGGG", 1, 1},
+      {kW4, 28672, 8192, "666W6WG6GQGQ", 1, 1},
+      {kW4, 4096, 4096, "6WWWWW66GQGQ", 4, 2},
+      {kW4, 6144, 4096, "6W6666G66GQQ", 2, 1},
+      {kW4, 4096, 14336, "6WWWWW66GQGQ", 4, 2},
+      // Against the 256-row tile, one per SM like the 128-token one; 8-bit
+      // weights and zero points take the 256-token tile in 64-column
+      // stages.
+      {kE4m3, 8192, 8192, "6WWWWWGGGqGq", 1, 1},
+      {kE4m3, 28672, 8192, "6W2W2WGGGqGq", 1, 1},
+      {kW4Zero, 8192, 8192, "6WWWWWGGGqGq", 1, 1},
+      {kW4Zero, 6144, 4096, "6W2WWWG2GGqq", 1, 1},
   };
   for (const Expected& expected : cases) {
     SCOPED_TRACE(::testing::Message() << expected.spec << " N=" << expected.n
@@ -97,6 +107,21 @@ TEST(GemmPrefillPlanTest,
       splits.push_back(entry_splits);
     }
     EXPECT_EQ(tiles, expected.tiles);
+    // On these layers a client of launch ABI 3 gets planner v32's plan: the
+    // 128-token tile in grouped order where ABI 4 plans the 256-token one.
+    absl::StatusOr<Plan> abi3 = PlanKernels(
+        testing::GemmRequest(expected.spec, expected.n, expected.k, "sm_90a",
+                             132, kLaunchAbiPrefillTiles));
+    ASSERT_TRUE(abi3.ok()) << abi3.status();
+    std::string abi3_tiles;
+    for (int64_t m : kMs) {
+      int64_t entry_splits = 0;
+      abi3_tiles += TileAt(*abi3, m, &entry_splits);
+    }
+    std::string expected_abi3 = expected.tiles;
+    std::replace(expected_abi3.begin(), expected_abi3.end(), 'Q', 'G');
+    std::replace(expected_abi3.begin(), expected_abi3.end(), 'q', 'G');
+    EXPECT_EQ(abi3_tiles, expected_abi3);
     EXPECT_EQ(splits[0], expected.splits_100);
     EXPECT_EQ(splits[1], expected.splits_200);
     for (size_t i = 2; i < splits.size(); ++i) {
@@ -118,16 +143,19 @@ TEST(GemmPrefillPlanTest,
     }
   }
   // 8192 x 8192 W4 exactly: the 64- and 128-token tiles alternate by 128
-  // tokens up to 1024, then the grouped 128-token tile for every M.
+  // tokens up to 960, then the grouped 128- and 256-token tiles by 256
+  // tokens up to 2048, and the 256-token one above.
   absl::StatusOr<Plan> w4 = PlanKernels(H200GemmRequest(kW4, 8192, 8192));
   ASSERT_TRUE(w4.ok()) << w4.status();
   std::vector<int64_t> starts;
   for (const PlanEntry& entry : w4->entries) {
     if (entry.m_min > 64) starts.push_back(entry.m_min);
   }
-  EXPECT_EQ(starts,
-            (std::vector<int64_t>{65, 129, 257, 385, 513, 641, 769, 897}));
+  EXPECT_EQ(starts, (std::vector<int64_t>{65, 129, 257, 385, 513, 641, 769, 897,
+                                          961, 1025, 1281, 1537, 1793}));
   EXPECT_EQ(w4->entries.back().m_max, kDefaultMaxM);
+  EXPECT_EQ(w4->entries.back().config.text,
+            "tile=256x128x128,warps=1x8,stages=3,mma=wgmma,order=grouped");
   // A layer of one 128-row n-block keeps the 64-token tile at every M above
   // 64 (its 128-token grid would leave more SMs idle), also above 2048.
   absl::StatusOr<Plan> narrow = PlanKernels(H200GemmRequest(kW4, 128, 4096));
@@ -180,6 +208,9 @@ TEST(GemmPrefillPlanTest, GemmTileLaunchAbiNamesWhatATileNeeds) {
       {"tile=128x128x128,warps=1x8,stages=4,mma=wgmma", kLaunchAbiPrefillTiles},
       {"tile=64x128x128,warps=1x8,stages=4,mma=wgmma,order=grouped",
        kLaunchAbiPrefillTiles},
+      {"tile=256x128x128,warps=1x8,stages=3,mma=wgmma,order=grouped",
+       kLaunchAbiTokenTiles256},
+      {"tile=256x128x64,warps=1x8,stages=5,mma=wgmma", kLaunchAbiTokenTiles256},
   };
   for (const auto& c : cases) {
     absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(c.text);
