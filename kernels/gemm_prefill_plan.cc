@@ -66,6 +66,21 @@ GemmTileConfig PrefillTile(bool rows_256) {
   return tile;
 }
 
+// Two warpgroups, each one 64-row block by all `tokens` tokens, in stages
+// of 128 columns.
+GemmTileConfig WideTokenTile(int tokens, int stages, bool grouped_order) {
+  GemmTileConfig tile;
+  tile.mma = GemmMma::kWgmma;
+  tile.block_m = tokens;
+  tile.warps_m = 1;
+  tile.warps_n = 8;
+  tile.block_n = 128;
+  tile.block_k = 128;
+  tile.stages = stages;
+  tile.grouped_order = grouped_order;
+  return tile;
+}
+
 // The 128-token tile: two warpgroups, each one 64-row block by all 128
 // tokens (64 fp32 accumulators per thread, so one block per SM), 4 stages
 // of 128 columns, or of 64 where those do not fit `smem_limit`. Sweep be
@@ -81,15 +96,7 @@ GemmTileConfig PrefillTile(bool rows_256) {
 // 21.11) and lost on 28672 x 8192 (237 against 230).
 GemmTileConfig Tokens128Tile(const QuantSpec& spec, int smem_limit,
                              bool grouped_order) {
-  GemmTileConfig tile;
-  tile.mma = GemmMma::kWgmma;
-  tile.block_m = 128;
-  tile.warps_m = 1;
-  tile.warps_n = 8;
-  tile.block_n = 128;
-  tile.block_k = 128;
-  tile.stages = 4;
-  tile.grouped_order = grouped_order;
+  GemmTileConfig tile = WideTokenTile(128, /*stages=*/4, grouped_order);
   if (tile.SharedBytes(spec) > smem_limit) tile.block_k = 64;
   return tile;
 }
@@ -106,15 +113,8 @@ GemmTileConfig Tokens128Tile(const QuantSpec& spec, int smem_limit,
 // 4096 x 4096 209.0 (232.9). In launch order it lost 3-9% at 4096 / 8192
 // (937 / 1994), and 64-column stages cost 4-bit weights 1.7-3.8%.
 GemmTileConfig Tokens256Tile(const QuantSpec& spec, int smem_limit) {
-  GemmTileConfig tile;
-  tile.mma = GemmMma::kWgmma;
-  tile.block_m = 256;
-  tile.warps_m = 1;
-  tile.warps_n = 8;
-  tile.block_n = 128;
-  tile.block_k = 128;
-  tile.stages = 3;
-  tile.grouped_order = true;
+  GemmTileConfig tile =
+      WideTokenTile(256, /*stages=*/3, /*grouped_order=*/true);
   if (tile.SharedBytes(spec) > smem_limit) {
     tile.block_k = 64;
     tile.stages = 6;
