@@ -111,8 +111,12 @@ TEST(GemmDecodePlanTest, HopperDecodeRangesAreWgmmaAndFillTheMachine) {
         absl::StatusOr<GemmTileConfig> tile =
             ParseGemmTileText(entry.config.text);
         ASSERT_TRUE(tile.ok()) << tile.status();
-        if (entry.m_min <= 128) EXPECT_EQ(tile->block_m, 64);
-        if (entry.m_min <= 960) EXPECT_LE(tile->block_m, 128);
+        if (entry.m_min <= 128) {
+          EXPECT_EQ(tile->block_m, 64);
+        }
+        if (entry.m_min <= 960) {
+          EXPECT_LE(tile->block_m, 128);
+        }
         EXPECT_TRUE(tile->block_m == 64 || tile->block_m == 128 ||
                     tile->block_m == 256);
         EXPECT_EQ(entry.launch.m_per_block_x, tile->block_m);
