@@ -84,6 +84,18 @@ uint32_t GemmTileLaunchAbi(const GemmTileConfig& tile) {
   return kLaunchAbiOriginal;
 }
 
+GemmTileConfig WgmmaTwoWarpgroupTile(int tokens, int block_k, int stages) {
+  GemmTileConfig tile;
+  tile.mma = GemmMma::kWgmma;
+  tile.block_m = tokens;
+  tile.warps_m = 1;
+  tile.warps_n = 8;
+  tile.block_n = 128;
+  tile.block_k = block_k;
+  tile.stages = stages;
+  return tile;
+}
+
 int WgmmaBlocksPerSm(const GemmTileConfig& tile) {
   if (tile.blocks_per_sm > 0) return tile.blocks_per_sm;
   const int warpgroups = std::max(1, tile.warps_n / 4);

@@ -97,6 +97,11 @@ struct GemmTileConfig {
 // file — at most 32 for 256 threads, 4 for 512 — else one.
 int WgmmaBlocksPerSm(const GemmTileConfig& tile);
 
+// The wgmma tile of two warpgroups, each one 64-row block (128 rows) by all
+// `tokens` tokens, `block_k` columns in `stages` stages: the decode
+// planner's 128-row tiles and the prefill planner's 128- and 256-token ones.
+GemmTileConfig WgmmaTwoWarpgroupTile(int tokens, int block_k, int stages);
+
 // Blocks that fit on one sm_90 SM at once: 64 Ki registers allocated per
 // warp in units of 256 (8 per thread), 228 KB of shared memory of which
 // 1 KB is reserved per block, 2048 threads, 32 blocks. A decode kernel that

@@ -285,14 +285,7 @@ std::optional<GemmTileConfig> NarrowDecodeTile(
   if (HasFineScales(spec) || shape.n % 128 != 0 || shape.k % block_k != 0) {
     return std::nullopt;
   }
-  GemmTileConfig tile;
-  tile.mma = GemmMma::kWgmma;
-  tile.block_m = tokens;
-  tile.warps_m = 1;
-  tile.warps_n = 8;
-  tile.block_n = 128;
-  tile.block_k = block_k;
-  tile.stages = stages;
+  GemmTileConfig tile = WgmmaTwoWarpgroupTile(tokens, block_k, stages);
   if (WgmmaBlocksPerSm(tile) != blocks_per_sm) {
     tile.blocks_per_sm = blocks_per_sm;
   }

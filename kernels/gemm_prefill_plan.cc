@@ -66,21 +66,6 @@ GemmTileConfig PrefillTile(bool rows_256) {
   return tile;
 }
 
-// Two warpgroups, each one 64-row block by all `tokens` tokens, in stages
-// of 128 columns.
-GemmTileConfig WideTokenTile(int tokens, int stages, bool grouped_order) {
-  GemmTileConfig tile;
-  tile.mma = GemmMma::kWgmma;
-  tile.block_m = tokens;
-  tile.warps_m = 1;
-  tile.warps_n = 8;
-  tile.block_n = 128;
-  tile.block_k = 128;
-  tile.stages = stages;
-  tile.grouped_order = grouped_order;
-  return tile;
-}
-
 // The 128-token tile: two warpgroups, each one 64-row block by all 128
 // tokens (64 fp32 accumulators per thread, so one block per SM), 4 stages
 // of 128 columns, or of 64 where those do not fit `smem_limit`. Sweep be
@@ -96,7 +81,9 @@ GemmTileConfig WideTokenTile(int tokens, int stages, bool grouped_order) {
 // 21.11) and lost on 28672 x 8192 (237 against 230).
 GemmTileConfig Tokens128Tile(const QuantSpec& spec, int smem_limit,
                              bool grouped_order) {
-  GemmTileConfig tile = WideTokenTile(128, /*stages=*/4, grouped_order);
+  GemmTileConfig tile =
+      WgmmaTwoWarpgroupTile(128, /*block_k=*/128, /*stages=*/4);
+  tile.grouped_order = grouped_order;
   if (tile.SharedBytes(spec) > smem_limit) tile.block_k = 64;
   return tile;
 }
@@ -114,7 +101,8 @@ GemmTileConfig Tokens128Tile(const QuantSpec& spec, int smem_limit,
 // (937 / 1994), and 64-column stages cost 4-bit weights 1.7-3.8%.
 GemmTileConfig Tokens256Tile(const QuantSpec& spec, int smem_limit) {
   GemmTileConfig tile =
-      WideTokenTile(256, /*stages=*/3, /*grouped_order=*/true);
+      WgmmaTwoWarpgroupTile(256, /*block_k=*/128, /*stages=*/3);
+  tile.grouped_order = true;
   if (tile.SharedBytes(spec) > smem_limit) {
     tile.block_k = 64;
     tile.stages = 6;
@@ -224,11 +212,13 @@ PrefillChoice ChoosePrefillTile(const PrefillRange& range,
                        spec, shape, sm_count);
   const GemmTileConfig tokens_128 =
       Tokens128Tile(spec, smem_limit, range.m_min >= kGroupedOrderMinM);
-  if (range.m_min < kTokens128MinM ||
-      GemmTileLaunchAbi(tokens_128) > launch_abi ||
-      tokens_128.SharedBytes(spec) > smem_limit) {
-    return narrow;
-  }
+  // Whether `tile` may serve the range: from `min_m` on, for the client's
+  // launch ABI, within the shared memory.
+  auto usable = [&](const GemmTileConfig& tile, int64_t min_m) {
+    return range.m_min >= min_m && GemmTileLaunchAbi(tile) <= launch_abi &&
+           tile.SharedBytes(spec) <= smem_limit;
+  };
+  if (!usable(tokens_128, kTokens128MinM)) return narrow;
   const PrefillChoice wide =
       SplitPrefillTile(tokens_128, range, spec, shape, sm_count);
   // A step's largest M, or kOpenRangeM.
@@ -238,11 +228,7 @@ PrefillChoice ChoosePrefillTile(const PrefillRange& range,
   const double narrow_cost = BusiestSmWork(narrow, m, shape, sm_count);
   const PrefillChoice& best = wide_cost <= narrow_cost ? wide : narrow;
   const GemmTileConfig tokens_256 = Tokens256Tile(spec, smem_limit);
-  if (range.m_min < kTokens256MinM ||
-      GemmTileLaunchAbi(tokens_256) > launch_abi ||
-      tokens_256.SharedBytes(spec) > smem_limit) {
-    return best;
-  }
+  if (!usable(tokens_256, kTokens256MinM)) return best;
   const PrefillChoice widest =
       SplitPrefillTile(tokens_256, range, spec, shape, sm_count);
   return kTokens256WorkRatio * kTokens128WorkRatio *
