@@ -285,10 +285,8 @@ absl::Status ValidateGemmTile(const GemmTileConfig& tile, int64_t n,
         tile.block_n % (64 * warpgroups) != 0 ||
         tile.block_n / (64 * warpgroups) > 2) {
       return Invalid(absl::StrCat(
-          "wgmma tiles take BM 8, 16, 32, 64, 128 or 256, warps 1x4, "
-          "1x8 or "
-          "1x16 and one or "
-          "two 64-row blocks per warpgroup (tile ",
+          "wgmma tiles take BM 8, 16, 32, 64, 128 or 256, warps 1x4, 1x8 or "
+          "1x16 and one or two 64-row blocks per warpgroup (tile ",
           tile.block_m, "x", tile.block_n, ", warps ", tile.warps_m, "x",
           tile.warps_n, ")"));
     }

@@ -76,7 +76,8 @@ struct GemmTileConfig {
   // that a wave of resident blocks of a many-M-block launch shares
   // activations and weights in L2 ("order=grouped"). Planned on the
   // 128-token tiles from M = 513 for clients of launch ABI 3 (planner v29,
-  // bench/decode-notes.md v66, v68).
+  // bench/decode-notes.md v66, v68) and on every 256-token tile (ABI 4,
+  // planner v33, v69).
   bool grouped_order = false;
 
   int Threads() const { return 32 * warps_m * warps_n; }

@@ -227,13 +227,14 @@ PrefillChoice ChoosePrefillTile(const PrefillRange& range,
       kTokens128WorkRatio * BusiestSmWork(wide, m, shape, sm_count);
   const double narrow_cost = BusiestSmWork(narrow, m, shape, sm_count);
   const PrefillChoice& best = wide_cost <= narrow_cost ? wide : narrow;
+  const double best_cost = std::min(wide_cost, narrow_cost);
   const GemmTileConfig tokens_256 = Tokens256Tile(spec, smem_limit);
   if (!usable(tokens_256, kTokens256MinM)) return best;
   const PrefillChoice widest =
       SplitPrefillTile(tokens_256, range, spec, shape, sm_count);
   return kTokens256WorkRatio * kTokens128WorkRatio *
                      BusiestSmWork(widest, m, shape, sm_count) <=
-                 std::min(wide_cost, narrow_cost)
+                 best_cost
              ? widest
              : best;
 }

@@ -144,8 +144,11 @@ struct WgmmaStageCopier {
       s_x[i] = wgmma_x_offset<Config::kTokens>(row, chunk);
       x_bytes[i] = valid ? 16u : 0u;
       if constexpr (kStridedX) {
-        x_rows_left =
-            valid ? static_cast<int>(min_i64(args.m - m0 - row, kXTokens)) : 0;
+        const i64 rows_left = args.m - m0 - row;
+        x_rows_left = valid ? static_cast<int>(rows_left < Config::kTokens
+                                                   ? rows_left
+                                                   : Config::kTokens)
+                            : 0;
       }
     }
     auto run_start = [&](int run) {
@@ -171,8 +174,6 @@ struct WgmmaStageCopier {
   }
 
   HUMMINGD_DEVICE static int min_int(int a, int b) { return a < b ? a : b; }
-  HUMMINGD_DEVICE static i64 min_i64(i64 a, i64 b) { return a < b ? a : b; }
-  static constexpr i64 kXTokens = Config::kTokens;
 
   // Copies the stage of k-tile k_tile0 + tile into s_stage; its weights
   // complete on s_barrier.
