@@ -7,6 +7,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "gemm/wgmma_config.cuh"
 #include "kernels/gemm_config.h"
 #include "kernels/layer_shape.h"
 #include "kernels/plan.h"
@@ -337,20 +338,21 @@ absl::StatusOr<KernelSource> GenerateGemmStub(const KernelRequest& request,
                   ", /*output_type=*/hd::", output, ", /*has_bias=*/",
                   spec.has_bias ? "true" : "false", ">;\n");
   if (wgmma) {
+    // Trailing options only when set (or when a later one is), so that the
+    // stubs of tiles without them stay byte-identical.
+    const int blocks_per_sm = WgmmaBlocksPerSm(tile);
+    const bool blocks_set = blocks_per_sm != device::kWgmmaDefaultBlocksPerSm;
+    const bool split_set = tile.warp_split_k > 1 || blocks_set;
+    const bool k_major_set = tile.k_major_scales || split_set;
+    const bool prescaled_set = tile.prescaled_scales || k_major_set;
     absl::StrAppend(
         &text, "using Tile = hd::WgmmaTile<", tile.block_m, ", ", tile.block_n,
         ", ", tile.block_k, ", ", tile.warps_n / 4, ", ", tile.stages, ", ",
         tile.bulk_weights ? "true" : "false",
-        // Trailing options only when set, so that the stubs of
-        // tiles without them stay byte-identical.
-        tile.prescaled_scales || tile.k_major_scales || tile.warp_split_k > 1
-            ? (tile.prescaled_scales ? ", true" : ", false")
-            : "",
-        tile.k_major_scales || tile.warp_split_k > 1
-            ? (tile.k_major_scales ? ", true" : ", false")
-            : "",
-        tile.warp_split_k > 1 ? absl::StrCat(", ", tile.warp_split_k) : "",
-        ">;\n");
+        prescaled_set ? (tile.prescaled_scales ? ", true" : ", false") : "",
+        k_major_set ? (tile.k_major_scales ? ", true" : ", false") : "",
+        split_set ? absl::StrCat(", ", std::max(1, tile.warp_split_k)) : "",
+        blocks_set ? absl::StrCat(", ", blocks_per_sm) : "", ">;\n");
     absl::StrAppend(&text, "using Config = hd::WgmmaConfig<Format, Tile, ",
                     request.shape.n, "LL, ", request.shape.k, "LL>;\n");
   } else {

@@ -18,6 +18,8 @@ namespace hummingd::device {
 
 inline constexpr int kWgmmaRowsPerWarpgroup = 64;
 inline constexpr int kWgmmaSharedAlign = 1024;  // the 128-byte swizzle atom
+// Blocks per SM a tile runs unless it says otherwise (WgmmaTile).
+inline constexpr int kWgmmaDefaultBlocksPerSm = 2;
 
 HUMMINGD_HD constexpr int round_up_int(int value, int multiple) {
   return (value + multiple - 1) / multiple * multiple;
@@ -136,9 +138,13 @@ HUMMINGD_HD constexpr int wgmma_scale_entries(long long scale_tile_k,
 // holds kBlockN = 16 * warps / kWarpSplitK_ rows over the whole of its
 // K range and the slices meet in shared memory at the end: a layer needs
 // no split-K to fill the machine (bench/decode-notes.md v46).
+// kBlocksPerSm_: the blocks per SM the launch plans (the stub's launch
+// bounds cap the registers to fit them; kernels/gemm_config.cc,
+// WgmmaBlocksPerSm).
 template <int kTokens_, int kBlockN_, int kBlockK_, int kWarpgroups_,
           int kStages_, bool kBulkWeights_ = false, bool kPrescaled_ = false,
-          bool kKMajorScales_ = false, int kWarpSplitK_ = 1>
+          bool kKMajorScales_ = false, int kWarpSplitK_ = 1,
+          int kBlocksPerSm_ = kWgmmaDefaultBlocksPerSm>
 struct WgmmaTile {
   static constexpr int kTokens = kTokens_;
   static constexpr int kBlockM = kTokens_;
@@ -150,6 +156,7 @@ struct WgmmaTile {
   static constexpr bool kPrescaled = kPrescaled_;
   static constexpr bool kKMajorScales = kKMajorScales_;
   static constexpr int kWarpSplitK = kWarpSplitK_;
+  static constexpr int kBlocksPerSm = kBlocksPerSm_;
 };
 
 template <class Format_, class Tile_, i64 kN_, i64 kK_>
@@ -178,6 +185,8 @@ struct WgmmaConfig : GemmScaleTiling<Format_, kN_, kK_> {
   static constexpr i64 kUnitsKPerRow = kK / kGemmUnitCols;
   static constexpr int kUnitWords = 32 * kBits;
   static constexpr int kAccumulators = kRowBlocks * kTokens / 2;
+  // Registers a thread may hold at the planned blocks per SM.
+  static constexpr int kRegisterCap = 65536 / (kThreads * Tile::kBlocksPerSm);
 
   using Scales = GemmScaleTiling<Format_, kN_, kK_>;
   using Scales::kScaleColumns;

@@ -170,23 +170,23 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
     if (t < tiles) copier.copy_activations(stage_of(t), t);
   }
   async_copy_commit();
-  // Returns the stage of tile t once it has landed (its cp.async group and,
-  // with bulk weights, its mbarrier phase), with tile t + kAhead's copy
-  // issued.
-  auto begin_tile = [&](int t) {
+  // Waits until tile t, in ring slot `slot`, has landed (its cp.async
+  // group and, with bulk weights, its mbarrier phase), then issues tile
+  // t + kAhead's copy into ring slot copy_slot.
+  auto begin_tile = [&](int slot, int copy_slot, int t) {
     if (t == 0) {
       async_copy_wait<0>();
     } else {
       async_copy_wait<kAhead - 1>();
     }
     if constexpr (Tile::kBulkWeights) {
-      mbarrier_wait_parity(barrier_of(t),
+      mbarrier_wait_parity(s_barriers + slot * 8,
                            static_cast<u32>(t / Tile::kStages) & 1u);
     }
     __syncthreads();
     if (t + kAhead < tiles) {
-      copier.copy(stage_of(t + kAhead), barrier_of(t + kAhead), t + kAhead,
-                  range.begin);
+      copier.copy(s_base + copy_slot * Config::kStageBytes,
+                  s_barriers + copy_slot * 8, t + kAhead, range.begin);
       // A chunk lands with its first tile. Its buffer last held chunk
       // c - 2, whose tiles all ended before tile t (kChunkTiles >= kAhead)
       // and so before the barrier above.
@@ -196,22 +196,39 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
       }
     }
     async_copy_commit();
-    return stage_of(t);
   };
   auto k_of_tile = [&](int t) { return (range.begin + t) * Tile::kBlockK; };
   // The thread's rows' addresses in the current chunk, rebuilt as each
   // chunk begins (t = 0 first).
   WgmmaChunk<Config> chunk;
-  for (int t = 0; t < tiles; ++t) {
-    const u32 s_stage = begin_tile(t);
-    if (t == 0) HUMMINGD_TIMELINE_MARK(thread, 2);          // first tile in
-    if (t == tiles - 1) HUMMINGD_TIMELINE_MARK(thread, 3);  // last tile in
-    if (t % kChunkTiles == 0) {
-      chunk = wgmma_chunk_view<Config>(chunk_buffer(t / kChunkTiles),
-                                       range.begin + t, n0, warp, lane);
+  // Tiles of up to 16 accumulators per thread (8 to 32 tokens) with 128
+  // registers run kStages tiles per pass, unrolled, one per ring slot, so
+  // that every slot address (the stage a tile reads, the one its copy
+  // fills) is s_base plus a compile-time offset: no slot index or address
+  // arithmetic per tile, 0.92-1.01x the time (bench/decode-notes.md v70).
+  // The unrolled pass takes 3-30 more registers: it spilled the 64-token
+  // tile at its 128, and a 16-token one at three blocks per SM (80).
+  constexpr int kTilesPerPass =
+      Config::kAccumulators <= 16 && Config::kRegisterCap >= 128 ? Tile::kStages
+                                                                 : 1;
+  for (int t0 = 0; t0 < tiles; t0 += kTilesPerPass) {
+    HUMMINGD_UNROLL
+    for (int i = 0; i < kTilesPerPass; ++i) {
+      const int t = t0 + i;
+      if (t >= tiles) break;
+      const int slot = kTilesPerPass == 1 ? t % Tile::kStages : i;
+      const int copy_slot = kTilesPerPass == 1 ? (t + kAhead) % Tile::kStages
+                                               : (i + kAhead) % Tile::kStages;
+      begin_tile(slot, copy_slot, t);
+      if (t == 0) HUMMINGD_TIMELINE_MARK(thread, 2);          // first tile in
+      if (t == tiles - 1) HUMMINGD_TIMELINE_MARK(thread, 3);  // last tile in
+      if (t % kChunkTiles == 0) {
+        chunk = wgmma_chunk_view<Config>(chunk_buffer(t / kChunkTiles),
+                                         range.begin + t, n0, warp, lane);
+      }
+      wgmma_compute_tile<Config>(acc, s_base + slot * Config::kStageBytes,
+                                 chunk, k_of_tile(t), t > 0, warp, lane);
     }
-    wgmma_compute_tile<Config>(acc, s_stage, chunk, k_of_tile(t), t > 0, warp,
-                               lane);
   }
   wgmma_wait<0>();
   async_copy_wait<0>();

@@ -262,7 +262,12 @@ TEST(GemmCompileTest, WgmmaTileOptionsCompileAndChangeTheKernel) {
         "tile=8x16x512,warps=1x8,stages=8,mma=wgmma,ksplit=8",
         "tile=16x16x512,warps=1x8,stages=5,mma=wgmma,ksplit=8",
         "tile=16x32x512,warps=1x8,stages=4,mma=wgmma,ksplit=4",
-        "tile=8x64x256,warps=1x8,stages=4,mma=wgmma,layout=kmajor,ksplit=2"}) {
+        "tile=8x64x256,warps=1x8,stages=4,mma=wgmma,layout=kmajor,ksplit=2",
+        // Slot-unrolled k-loops (8 to 32 tokens at 128 registers), and one
+        // at three blocks per SM that keeps its loop rolled.
+        "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4",
+        "tile=32x128x256,warps=1x8,stages=3,mma=wgmma",
+        "tile=16x16x512,warps=1x8,stages=3,mma=wgmma,ksplit=8,blocks=3"}) {
     SCOPED_TRACE(text);
     const std::string k_split = compile(text);
     ASSERT_FALSE(k_split.empty());

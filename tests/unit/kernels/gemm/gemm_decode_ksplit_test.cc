@@ -183,8 +183,13 @@ TEST(GemmDecodeKSplitTest, KSplitWarpsFillTheMachineUnsplit) {
                 228 * 1024);
       absl::StatusOr<KernelSource> stub = GenerateStub(request, entry.config);
       ASSERT_TRUE(stub.ok()) << stub.status();
-      EXPECT_NE(stub->source.find(absl::StrCat(", ", tile->warp_split_k, ">;")),
-                std::string::npos);
+      // The k-split count is the tile's ninth argument; the blocks per SM,
+      // where not the default two, its tenth.
+      const std::string tail =
+          per_sm == 2
+              ? absl::StrCat(", ", tile->warp_split_k, ">;")
+              : absl::StrCat(", ", tile->warp_split_k, ", ", per_sm, ">;");
+      EXPECT_NE(stub->source.find(tail), std::string::npos) << stub->source;
     }
     // 32 tokens and up keep their tiles.
     for (int i = 2; i < 4; ++i) {

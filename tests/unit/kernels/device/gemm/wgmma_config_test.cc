@@ -167,6 +167,14 @@ TEST(WgmmaConfigTest, HostSharedBytesMatchTheKernelLayout) {
       hd::WgmmaConfig<W4, hd::WgmmaTile<8, 256, 128, 2, 4>, 8192, 8192>;
   EXPECT_EQ(Plain::warp_row_unit(5, 1), 13);
   EXPECT_EQ(Plain::warp_k_slice(5), 0);
+  // The register cap the skeleton reads (two blocks of 256 threads by
+  // default; three per SM where the tile asks).
+  EXPECT_EQ(Plain::kRegisterCap, 128);
+  using ThreePerSm = hd::WgmmaConfig<
+      W4, hd::WgmmaTile<16, 128, 128, 2, 4, false, false, false, 1, 3>, 6144,
+      4096>;
+  EXPECT_EQ(ThreePerSm::kRegisterCap, 85);
+  EXPECT_EQ(KSplit16::kRegisterCap, 128);
 }
 
 TEST(WgmmaConfigTest, ChunkWindowsHoldEveryElementTheirTilesRead) {
