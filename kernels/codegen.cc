@@ -337,10 +337,14 @@ absl::StatusOr<KernelSource> GenerateGemmStub(const KernelRequest& request,
   absl::StrAppend(&text, "    /*activation_type=*/hd::", activation,
                   ", /*output_type=*/hd::", output, ", /*has_bias=*/",
                   spec.has_bias ? "true" : "false", ">;\n");
+  // wgmma decode tiles run WgmmaBlocksPerSm blocks per SM: the launch
+  // bounds cap the registers so that they fit (two blocks of 256 threads:
+  // 128 each), and the tile names them where not two, so that the skeleton
+  // knows the cap (it unrolls its k-loop only under 128 or more).
+  const int blocks_per_sm = wgmma ? WgmmaBlocksPerSm(tile) : 0;
   if (wgmma) {
-    // Trailing options only when set (or when a later one is), so that the
-    // stubs of tiles without them stay byte-identical.
-    const int blocks_per_sm = WgmmaBlocksPerSm(tile);
+    // Trailing arguments only when set (or when a later one is): the stubs
+    // of two-per-SM tiles without options stay as they were.
     const bool blocks_set = blocks_per_sm != device::kWgmmaDefaultBlocksPerSm;
     const bool split_set = tile.warp_split_k > 1 || blocks_set;
     const bool k_major_set = tile.k_major_scales || split_set;
@@ -351,7 +355,7 @@ absl::StatusOr<KernelSource> GenerateGemmStub(const KernelRequest& request,
         tile.bulk_weights ? "true" : "false",
         prescaled_set ? (tile.prescaled_scales ? ", true" : ", false") : "",
         k_major_set ? (tile.k_major_scales ? ", true" : ", false") : "",
-        split_set ? absl::StrCat(", ", std::max(1, tile.warp_split_k)) : "",
+        split_set ? absl::StrCat(", ", tile.warp_split_k) : "",
         blocks_set ? absl::StrCat(", ", blocks_per_sm) : "", ">;\n");
     absl::StrAppend(&text, "using Config = hd::WgmmaConfig<Format, Tile, ",
                     request.shape.n, "LL, ", request.shape.k, "LL>;\n");
@@ -363,11 +367,9 @@ absl::StatusOr<KernelSource> GenerateGemmStub(const KernelRequest& request,
                     request.shape.n, "LL, ", request.shape.k, "LL>;\n");
   }
   absl::StrAppend(&text, "}  // namespace\n\n");
-  // wgmma decode tiles run WgmmaBlocksPerSm blocks per SM: cap the
-  // registers so that they fit (two blocks of 256 threads: 128 each).
   absl::StrAppend(&text, "extern \"C\" __global__ void __launch_bounds__(",
                   tile.Threads(),
-                  wgmma ? absl::StrCat(", ", WgmmaBlocksPerSm(tile)) : "", ") ",
+                  wgmma ? absl::StrCat(", ", blocks_per_sm) : "", ") ",
                   kGemmEntry, "(hummingd::GemmArgs args) {\n");
   // Tiles in grouped order remap their (m-block, n-block)
   // (schedule/block_order.cuh); the stubs of tiles without the option stay

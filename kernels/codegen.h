@@ -15,7 +15,9 @@ namespace hummingd {
 // codegen hash and so of every artifact key.
 // 2: a wgmma tile's launch bounds follow WgmmaBlocksPerSm's four-per-SM
 // rule and the blocks=N option, so one tile text can yield a new stub.
-inline constexpr int kStubGeneratorVersion = 2;
+// 3: a wgmma tile whose blocks per SM are not two names them as WgmmaTile's
+// tenth argument (with every argument before it).
+inline constexpr int kStubGeneratorVersion = 3;
 
 struct KernelSource {
   std::string source;  // CUDA C++ text

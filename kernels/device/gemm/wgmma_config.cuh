@@ -185,8 +185,21 @@ struct WgmmaConfig : GemmScaleTiling<Format_, kN_, kK_> {
   static constexpr i64 kUnitsKPerRow = kK / kGemmUnitCols;
   static constexpr int kUnitWords = 32 * kBits;
   static constexpr int kAccumulators = kRowBlocks * kTokens / 2;
-  // Registers a thread may hold at the planned blocks per SM.
-  static constexpr int kRegisterCap = 65536 / (kThreads * Tile::kBlocksPerSm);
+  // Registers a thread may hold at the planned blocks per SM: allocated 8
+  // per thread at a time, at most 255 (kernels/gemm_config.cc,
+  // Sm90ResidentBlocks).
+  static constexpr int kRegisterCap =
+      65536 / (kThreads * Tile::kBlocksPerSm) / 8 * 8 < 255
+          ? 65536 / (kThreads * Tile::kBlocksPerSm) / 8 * 8
+          : 255;
+  // Tiles the k-loop runs per pass (gemm/wgmma_gemm.cuh): kStages, unrolled
+  // one per ring slot so that every stage address is a compile-time offset,
+  // for tiles of up to 16 accumulators per thread (8 to 32 tokens) with at
+  // least 128 registers; one elsewhere. The unrolled pass took 7-30 more
+  // registers (bench/decode-notes.md v70): it spilled the 64-token tile at
+  // its 128, and an e4m3 16-token one at three blocks per SM (80).
+  static constexpr int kTilesPerPass =
+      kAccumulators <= 16 && kRegisterCap >= 128 ? Tile::kStages : 1;
 
   using Scales = GemmScaleTiling<Format_, kN_, kK_>;
   using Scales::kScaleColumns;

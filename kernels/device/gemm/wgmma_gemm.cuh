@@ -115,12 +115,9 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
   // of the slot).
   const u32 s_chunks = s_base + Tile::kStages * Config::kStageBytes;
   const u32 s_barriers = s_chunks + 2 * Config::kChunkBytes;
-  auto stage_of = [&](int tile) {
-    return s_base + (tile % Tile::kStages) * Config::kStageBytes;
-  };
-  auto barrier_of = [&](int tile) {
-    return s_barriers + (tile % Tile::kStages) * 8;
-  };
+  // Ring slot `slot`'s stage and its mbarrier.
+  auto stage_at = [&](int slot) { return s_base + slot * Config::kStageBytes; };
+  auto barrier_at = [&](int slot) { return s_barriers + slot * 8; };
   // Chunk c of the split (tiles c * kChunkTiles ..) lives in buffer c % 2.
   constexpr int kChunkTiles = Config::kChunkTiles;
   auto chunk_buffer = [&](int chunk) {
@@ -130,7 +127,7 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
     if (thread == 0) {
       HUMMINGD_UNROLL
       for (int slot = 0; slot < Tile::kStages; ++slot) {
-        mbarrier_init(s_barriers + slot * 8, 1);
+        mbarrier_init(barrier_at(slot), 1);
       }
       mbarrier_init_fence();
     }
@@ -153,13 +150,15 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
   // iteration waits for the whole prologue.
   // (kStages - 1 for k-split warp tiles: Config::kAhead, wgmma_ring_lead.)
   constexpr int kAhead = Config::kAhead;
+  static_assert(kAhead < Tile::kStages, "the prologue's tiles sit in slots");
   // Chunk 0's scales (read-only) travel with tile 0; kChunkTiles >= kAhead,
   // so no other chunk starts inside the prologue.
   if (tiles > 0) copier.copy_chunk(chunk_buffer(0), range.begin);
   HUMMINGD_UNROLL
   for (int t = 0; t < kAhead; ++t) {
     if (t < tiles) {
-      copier.copy_weights(stage_of(t), barrier_of(t), t, range.begin);
+      // Tile t < kAhead < kStages sits in slot t.
+      copier.copy_weights(stage_at(t), barrier_at(t), t, range.begin);
     }
     if (t + 1 < kAhead) async_copy_commit();
   }
@@ -167,7 +166,7 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
   HUMMINGD_TIMELINE_MARK(thread, 1);  // the previous kernel is complete
   HUMMINGD_UNROLL
   for (int t = 0; t < kAhead; ++t) {
-    if (t < tiles) copier.copy_activations(stage_of(t), t);
+    if (t < tiles) copier.copy_activations(stage_at(t), t);
   }
   async_copy_commit();
   // Waits until tile t, in ring slot `slot`, has landed (its cp.async
@@ -180,13 +179,13 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
       async_copy_wait<kAhead - 1>();
     }
     if constexpr (Tile::kBulkWeights) {
-      mbarrier_wait_parity(s_barriers + slot * 8,
+      mbarrier_wait_parity(barrier_at(slot),
                            static_cast<u32>(t / Tile::kStages) & 1u);
     }
     __syncthreads();
     if (t + kAhead < tiles) {
-      copier.copy(s_base + copy_slot * Config::kStageBytes,
-                  s_barriers + copy_slot * 8, t + kAhead, range.begin);
+      copier.copy(stage_at(copy_slot), barrier_at(copy_slot), t + kAhead,
+                  range.begin);
       // A chunk lands with its first tile. Its buffer last held chunk
       // c - 2, whose tiles all ended before tile t (kChunkTiles >= kAhead)
       // and so before the barrier above.
@@ -201,16 +200,12 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
   // The thread's rows' addresses in the current chunk, rebuilt as each
   // chunk begins (t = 0 first).
   WgmmaChunk<Config> chunk;
-  // Tiles of up to 16 accumulators per thread (8 to 32 tokens) with 128
-  // registers run kStages tiles per pass, unrolled, one per ring slot, so
-  // that every slot address (the stage a tile reads, the one its copy
-  // fills) is s_base plus a compile-time offset: no slot index or address
-  // arithmetic per tile, 0.92-1.01x the time (bench/decode-notes.md v70).
-  // The unrolled pass takes 3-30 more registers: it spilled the 64-token
-  // tile at its 128, and a 16-token one at three blocks per SM (80).
-  constexpr int kTilesPerPass =
-      Config::kAccumulators <= 16 && Config::kRegisterCap >= 128 ? Tile::kStages
-                                                                 : 1;
+  // Config::kTilesPerPass tiles per pass: where that is kStages, the pass
+  // is unrolled one tile per ring slot, so that every slot address (the
+  // stage a tile reads, the one its copy fills) is s_base plus a
+  // compile-time offset: no slot index or address arithmetic per tile,
+  // 0.92-1.01x the time of one tile per pass (bench/decode-notes.md v70).
+  constexpr int kTilesPerPass = Config::kTilesPerPass;
   for (int t0 = 0; t0 < tiles; t0 += kTilesPerPass) {
     HUMMINGD_UNROLL
     for (int i = 0; i < kTilesPerPass; ++i) {
@@ -226,8 +221,8 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
         chunk = wgmma_chunk_view<Config>(chunk_buffer(t / kChunkTiles),
                                          range.begin + t, n0, warp, lane);
       }
-      wgmma_compute_tile<Config>(acc, s_base + slot * Config::kStageBytes,
-                                 chunk, k_of_tile(t), t > 0, warp, lane);
+      wgmma_compute_tile<Config>(acc, stage_at(slot), chunk, k_of_tile(t),
+                                 t > 0, warp, lane);
     }
   }
   wgmma_wait<0>();

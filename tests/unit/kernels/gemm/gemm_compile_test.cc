@@ -310,6 +310,61 @@ TEST(GemmCompileTest, WgmmaTileOptionsCompileAndChangeTheKernel) {
 // static_assert: each spec's planned 8-token tile with the option forced on
 // compiles exactly when the rule says so (else it fails with the kernel's
 // message), and the plan follows the rule on its 256-row tiles.
+// The stub names a wgmma tile's blocks per SM (WgmmaTile's tenth argument,
+// every argument before it spelled out) where they are not two, and the
+// launch bounds carry them in every case: the skeleton reads its register
+// cap from the first (gemm/wgmma_config.cuh, kTilesPerPass).
+TEST(GemmCompileTest, WgmmaStubNamesItsBlocksPerSmWhereNotTwo) {
+  absl::StatusOr<QuantSpec> spec =
+      ParseSpecText("weight=uint4,group=128,scale=fp16");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  KernelRequest request;
+  request.family = KernelFamily::kGemm;
+  request.spec = Canonicalize(*spec);
+  request.shape.n = 1024;
+  request.shape.k = 1024;
+  absl::StatusOr<GpuTarget> gpu = ParseGpuArch("sm_90a");
+  ASSERT_TRUE(gpu.ok()) << gpu.status();
+  request.gpu = *gpu;
+  struct Case {
+    const char* tile;
+    const char* tile_arguments;  // after the bulk-weights flag
+    int blocks_per_sm;
+  };
+  const Case cases[] = {
+      {"tile=64x128x128,warps=1x8,stages=4,mma=wgmma", ">;", 2},
+      {"tile=128x128x128,warps=1x8,stages=4,mma=wgmma",
+       ", false, false, 1, 1>;", 1},
+      {"tile=8x128x128,warps=1x8,stages=4,mma=wgmma", ", false, false, 1, 4>;",
+       4},
+      {"tile=16x128x128,warps=1x8,stages=4,mma=wgmma,blocks=3",
+       ", false, false, 1, 3>;", 3},
+      {"tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4",
+       ", false, false, 4>;", 2},
+      {"tile=64x128x128,warps=1x8,stages=4,mma=wgmma,scales=pre,blocks=1",
+       ", true, false, 1, 1>;", 1},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.tile);
+    absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(c.tile);
+    ASSERT_TRUE(tile.ok()) << tile.status();
+    EXPECT_EQ(WgmmaBlocksPerSm(*tile), c.blocks_per_sm);
+    PlanEntry entry =
+        MakeGemmPlanEntry(1, 64, *tile, request.spec, request.shape, 1,
+                          GemmSharedMemoryLimit(request.gpu));
+    absl::StatusOr<KernelSource> stub = GenerateStub(request, entry.config);
+    ASSERT_TRUE(stub.ok()) << stub.status();
+    EXPECT_NE(stub->source.find(absl::StrCat(", false", c.tile_arguments)),
+              std::string::npos)
+        << stub->source;
+    EXPECT_NE(
+        stub->source.find(absl::StrCat("__launch_bounds__(", tile->Threads(),
+                                       ", ", c.blocks_per_sm, ")")),
+        std::string::npos)
+        << stub->source;
+  }
+}
+
 TEST(GemmCompileTest, KMajorScalesCompileExactlyWhereTheHostRuleSays) {
   const char* const kSpecs[] = {
       "weight=uint4,group=128,scale=fp16",

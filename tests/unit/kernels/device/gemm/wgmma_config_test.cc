@@ -168,13 +168,38 @@ TEST(WgmmaConfigTest, HostSharedBytesMatchTheKernelLayout) {
   EXPECT_EQ(Plain::warp_row_unit(5, 1), 13);
   EXPECT_EQ(Plain::warp_k_slice(5), 0);
   // The register cap the skeleton reads (two blocks of 256 threads by
-  // default; three per SM where the tile asks).
+  // default; 8-register allocation steps, at most 255) and the tiles its
+  // k-loop runs per pass: a whole ring, unrolled, for up to 16 accumulators
+  // at 128 registers or more; one under a tighter cap or with more
+  // accumulators.
   EXPECT_EQ(Plain::kRegisterCap, 128);
+  EXPECT_EQ(Plain::kTilesPerPass, 4);
+  EXPECT_EQ(KSplit3::kTilesPerPass, 3);
+  EXPECT_EQ(KSplit16::kRegisterCap, 128);
+  EXPECT_EQ(KSplit16::kTilesPerPass, 4);
   using ThreePerSm = hd::WgmmaConfig<
       W4, hd::WgmmaTile<16, 128, 128, 2, 4, false, false, false, 1, 3>, 6144,
       4096>;
-  EXPECT_EQ(ThreePerSm::kRegisterCap, 85);
-  EXPECT_EQ(KSplit16::kRegisterCap, 128);
+  EXPECT_EQ(ThreePerSm::kRegisterCap, 80);
+  EXPECT_EQ(ThreePerSm::kTilesPerPass, 1);
+  using FourPerSm = hd::WgmmaConfig<
+      W4, hd::WgmmaTile<8, 128, 128, 2, 4, false, false, false, 1, 4>, 28672,
+      8192>;
+  EXPECT_EQ(FourPerSm::kRegisterCap, 64);
+  EXPECT_EQ(FourPerSm::kTilesPerPass, 1);
+  using SixteenWarps = hd::WgmmaConfig<
+      W4, hd::WgmmaTile<16, 32, 1024, 4, 4, false, false, false, 8, 1>, 4096,
+      4096>;
+  EXPECT_EQ(SixteenWarps::kRegisterCap, 128);
+  EXPECT_EQ(SixteenWarps::kTilesPerPass, 4);
+  using Tokens64 =
+      hd::WgmmaConfig<W4, hd::WgmmaTile<64, 128, 128, 2, 4>, 8192, 8192>;
+  EXPECT_EQ(Tokens64::kTilesPerPass, 1);
+  using Tokens256 = hd::WgmmaConfig<
+      W4, hd::WgmmaTile<256, 128, 128, 2, 3, false, false, false, 1, 1>, 8192,
+      8192>;
+  EXPECT_EQ(Tokens256::kRegisterCap, 255);
+  EXPECT_EQ(Tokens256::kTilesPerPass, 1);
 }
 
 TEST(WgmmaConfigTest, ChunkWindowsHoldEveryElementTheirTilesRead) {
