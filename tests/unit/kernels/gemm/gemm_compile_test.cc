@@ -25,6 +25,7 @@
 #include "kernels/planner.h"
 #include "kernels/quant_spec.h"
 #include "tests/unit/kernels/compile_grid.h"
+#include "tests/unit/kernels/gemm/gemm_request.h"
 
 namespace hummingd {
 namespace {
@@ -305,27 +306,13 @@ TEST(GemmCompileTest, WgmmaTileOptionsCompileAndChangeTheKernel) {
       << refused.status().message().substr(0, 400);
 }
 
-// The planner sets layout=kmajor only where WgmmaTakesKMajorScales says the
-// kernel compiles, so the host rule must agree with the kernel's
-// static_assert: each spec's planned 8-token tile with the option forced on
-// compiles exactly when the rule says so (else it fails with the kernel's
-// message), and the plan follows the rule on its 256-row tiles.
 // The stub names a wgmma tile's blocks per SM (WgmmaTile's tenth argument,
 // every argument before it spelled out) where they are not two, and the
 // launch bounds carry them in every case: the skeleton reads its register
 // cap from the first (gemm/wgmma_config.cuh, kTilesPerPass).
 TEST(GemmCompileTest, WgmmaStubNamesItsBlocksPerSmWhereNotTwo) {
-  absl::StatusOr<QuantSpec> spec =
-      ParseSpecText("weight=uint4,group=128,scale=fp16");
-  ASSERT_TRUE(spec.ok()) << spec.status();
-  KernelRequest request;
-  request.family = KernelFamily::kGemm;
-  request.spec = Canonicalize(*spec);
-  request.shape.n = 1024;
-  request.shape.k = 1024;
-  absl::StatusOr<GpuTarget> gpu = ParseGpuArch("sm_90a");
-  ASSERT_TRUE(gpu.ok()) << gpu.status();
-  request.gpu = *gpu;
+  const KernelRequest request =
+      testing::GemmRequest("weight=uint4,group=128,scale=fp16", 1024, 1024);
   struct Case {
     const char* tile;
     const char* tile_arguments;  // after the bulk-weights flag
@@ -365,6 +352,11 @@ TEST(GemmCompileTest, WgmmaStubNamesItsBlocksPerSmWhereNotTwo) {
   }
 }
 
+// The planner sets layout=kmajor only where WgmmaTakesKMajorScales says the
+// kernel compiles, so the host rule must agree with the kernel's
+// static_assert: each spec's planned 8-token tile with the option forced on
+// compiles exactly when the rule says so (else it fails with the kernel's
+// message), and the plan follows the rule on its 256-row tiles.
 TEST(GemmCompileTest, KMajorScalesCompileExactlyWhereTheHostRuleSays) {
   const char* const kSpecs[] = {
       "weight=uint4,group=128,scale=fp16",

@@ -78,6 +78,12 @@ void ExpectWindowsHoldTheirChunks() {
   }
 }
 
+template <class Config>
+void ExpectCapAndTilesPerPass(int register_cap, int tiles_per_pass) {
+  EXPECT_EQ(Config::kRegisterCap, register_cap);
+  EXPECT_EQ(Config::kTilesPerPass, tiles_per_pass);
+}
+
 TEST(WgmmaConfigTest, HostSharedBytesMatchTheKernelLayout) {
   using W4 = hd::GemmFormat<CK::kUint, 4, 0, 0, SL::kGroup, 1, 128, ST::kFp16,
                             ZK::kNone, SK::kNone, ST::kFp16, ST::kFp16, false>;
@@ -172,34 +178,26 @@ TEST(WgmmaConfigTest, HostSharedBytesMatchTheKernelLayout) {
   // k-loop runs per pass: a whole ring, unrolled, for up to 16 accumulators
   // at 128 registers or more; one under a tighter cap or with more
   // accumulators.
-  EXPECT_EQ(Plain::kRegisterCap, 128);
-  EXPECT_EQ(Plain::kTilesPerPass, 4);
-  EXPECT_EQ(KSplit3::kTilesPerPass, 3);
-  EXPECT_EQ(KSplit16::kRegisterCap, 128);
-  EXPECT_EQ(KSplit16::kTilesPerPass, 4);
-  using ThreePerSm = hd::WgmmaConfig<
+  ExpectCapAndTilesPerPass<Plain>(128, 4);
+  ExpectCapAndTilesPerPass<KSplit3>(128, 3);
+  ExpectCapAndTilesPerPass<KSplit16>(128, 4);
+  // Three per SM, four per SM, sixteen warps at one per SM.
+  ExpectCapAndTilesPerPass<hd::WgmmaConfig<
       W4, hd::WgmmaTile<16, 128, 128, 2, 4, false, false, false, 1, 3>, 6144,
-      4096>;
-  EXPECT_EQ(ThreePerSm::kRegisterCap, 80);
-  EXPECT_EQ(ThreePerSm::kTilesPerPass, 1);
-  using FourPerSm = hd::WgmmaConfig<
+      4096>>(80, 1);
+  ExpectCapAndTilesPerPass<hd::WgmmaConfig<
       W4, hd::WgmmaTile<8, 128, 128, 2, 4, false, false, false, 1, 4>, 28672,
-      8192>;
-  EXPECT_EQ(FourPerSm::kRegisterCap, 64);
-  EXPECT_EQ(FourPerSm::kTilesPerPass, 1);
-  using SixteenWarps = hd::WgmmaConfig<
+      8192>>(64, 1);
+  ExpectCapAndTilesPerPass<hd::WgmmaConfig<
       W4, hd::WgmmaTile<16, 32, 1024, 4, 4, false, false, false, 8, 1>, 4096,
-      4096>;
-  EXPECT_EQ(SixteenWarps::kRegisterCap, 128);
-  EXPECT_EQ(SixteenWarps::kTilesPerPass, 4);
-  using Tokens64 =
-      hd::WgmmaConfig<W4, hd::WgmmaTile<64, 128, 128, 2, 4>, 8192, 8192>;
-  EXPECT_EQ(Tokens64::kTilesPerPass, 1);
-  using Tokens256 = hd::WgmmaConfig<
+      4096>>(128, 4);
+  // 64 and 256 tokens.
+  ExpectCapAndTilesPerPass<
+      hd::WgmmaConfig<W4, hd::WgmmaTile<64, 128, 128, 2, 4>, 8192, 8192>>(128,
+                                                                          1);
+  ExpectCapAndTilesPerPass<hd::WgmmaConfig<
       W4, hd::WgmmaTile<256, 128, 128, 2, 3, false, false, false, 1, 1>, 8192,
-      8192>;
-  EXPECT_EQ(Tokens256::kRegisterCap, 255);
-  EXPECT_EQ(Tokens256::kTilesPerPass, 1);
+      8192>>(255, 1);
 }
 
 TEST(WgmmaConfigTest, ChunkWindowsHoldEveryElementTheirTilesRead) {
