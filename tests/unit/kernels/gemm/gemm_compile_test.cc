@@ -204,6 +204,55 @@ TEST(GemmCompileTest, EveryPlannedGemmKernelCompilesForEveryArch) {
       });
 }
 
+// Every kernel the issue-5 table of record measures (its six layers and four
+// decode specs, planned for an H200 at every M) compiles for sm_90a without
+// a stack frame and at its planned residency: the grid above plans other
+// shapes and SM counts, and a slot-unrolled loop once spilled an e4m3
+// 16-token tile of 6144 x 4096 that only this plan holds
+// (bench/decode-notes.md v70).
+TEST(GemmCompileTest, EveryTableOfRecordKernelCompilesUnspilledForH200) {
+  const char* const specs[] = {
+      "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
+      "weight=uint4,group=128,scale=bf16,act=bf16,out=bf16",
+      "weight=uint8,group=128,scale=fp16,act=fp16,out=fp16",
+      "weight=e4m3,group=128,scale=fp16,act=fp16,out=fp16"};
+  const LayerShape layers[] = {{8192, 8192}, {28672, 8192}, {8192, 28672},
+                               {4096, 4096}, {6144, 4096},  {4096, 14336}};
+  std::vector<Job> jobs;
+  for (const char* spec : specs) {
+    for (const LayerShape& layer : layers) {
+      const KernelRequest request =
+          testing::H200GemmRequest(spec, layer.n, layer.k);
+      absl::StatusOr<Plan> plan = PlanKernels(request);
+      ASSERT_TRUE(plan.ok()) << spec << ": " << plan.status();
+      std::vector<KernelConfig> configs;
+      for (const PlanEntry& entry : plan->entries) {
+        if (std::find(configs.begin(), configs.end(), entry.config) ==
+            configs.end()) {
+          configs.push_back(entry.config);
+        }
+      }
+      for (const KernelConfig& config : configs) {
+        Job job;
+        job.request = request;
+        job.config = config;
+        job.label =
+            absl::StrCat(spec, " ", layer.n, "x", layer.k, " ", config.text);
+        jobs.push_back(std::move(job));
+      }
+    }
+  }
+  // Each layer plans 6-12 distinct kernels.
+  EXPECT_GE(jobs.size(), 24u * 6u);
+  unsigned threads = 0;
+  const std::vector<testing::CompileResult> results =
+      testing::CompileAll(jobs, CheckCompiled, &threads);
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    EXPECT_TRUE(results[i].status.ok())
+        << jobs[i].label << ": " << results[i].status;
+  }
+}
+
 // The wgmma tile options (copy=bulk, layout=kmajor and blocks=N, which the
 // bench can time; scales=pre, planned for 8-bit weights at 64 tokens;
 // ksplit=S, k-split warps at 8 and 16 tokens) compile, and each of the first
