@@ -25,6 +25,13 @@ HUMMINGD_HD constexpr int round_up_int(int value, int multiple) {
   return (value + multiple - 1) / multiple * multiple;
 }
 
+// Registers a thread may hold when `blocks` blocks of `threads` share an
+// SM's 65536: allocated 8 per thread at a time, at most 255.
+HUMMINGD_HD constexpr int wgmma_register_cap(int threads, int blocks) {
+  const int per_thread = 65536 / (threads * blocks) / 8 * 8;
+  return per_thread < 255 ? per_thread : 255;
+}
+
 // Bytes of one pipeline stage, in order: the activation tile (kTokens rows
 // x kBlockK, 128-byte swizzled, 64 columns per 1024-aligned panel) and the
 // weight units. Rounded up to the swizzle atom.
@@ -185,13 +192,10 @@ struct WgmmaConfig : GemmScaleTiling<Format_, kN_, kK_> {
   static constexpr i64 kUnitsKPerRow = kK / kGemmUnitCols;
   static constexpr int kUnitWords = 32 * kBits;
   static constexpr int kAccumulators = kRowBlocks * kTokens / 2;
-  // Registers a thread may hold at the planned blocks per SM: allocated 8
-  // per thread at a time, at most 255 (kernels/gemm_config.cc,
-  // Sm90ResidentBlocks).
+  // Registers a thread may hold at the planned blocks per SM (the
+  // allocation rule of kernels/gemm_config.cc, Sm90ResidentBlocks).
   static constexpr int kRegisterCap =
-      65536 / (kThreads * Tile::kBlocksPerSm) / 8 * 8 < 255
-          ? 65536 / (kThreads * Tile::kBlocksPerSm) / 8 * 8
-          : 255;
+      wgmma_register_cap(kThreads, Tile::kBlocksPerSm);
   // Tiles the k-loop runs per pass (gemm/wgmma_gemm.cuh): kStages, unrolled
   // one per ring slot so that every stage address is a compile-time offset,
   // for tiles of up to 16 accumulators per thread (8 to 32 tokens) with at
