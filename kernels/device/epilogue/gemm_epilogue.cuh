@@ -42,11 +42,7 @@ HUMMINGD_DEVICE bool split_k_reduce(float (&r_acc)[kValues], float* g_slots,
   // One acq_rel atomic per block instead of a full fence per thread.
   __syncthreads();
   if (thread == 0) {
-    u32 arrived;
-    asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;"
-                 : "=r"(arrived)
-                 : "l"(g_counter)
-                 : "memory");
+    const u32 arrived = atomic_fetch_add_acq_rel_gpu(g_counter, 1u);
     s_is_last = arrived == static_cast<u32>(splits - 1);
   }
   __syncthreads();
