@@ -11,6 +11,9 @@
 # go to sweep.txt, and the script exits 1 when any line failed.
 # BENCH_CACHE_DIR: the bench's kernel cache (default: the bench's own), so
 # that two builds never share plans or cubins (scripts/ab_sweep.sh).
+# LINE_TIMEOUT_S: seconds one line may run (default 180), so that a kernel
+# that never finishes (an experiment's spin-wait) costs one line, not the
+# whole device call.
 #
 #   scripts/tile_sweep.sh CARRY SWEEP_FILE
 #
@@ -33,6 +36,7 @@ export LD_LIBRARY_PATH="$carry/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_
 
 failed=0
 file_line=0
+line_timeout=${LINE_TIMEOUT_S:-180}
 # `|| [[ -n $text ]]`: a last line without a newline still runs.
 while IFS= read -r text || [[ -n "$text" ]]; do
   file_line=$((file_line + 1))
@@ -44,8 +48,13 @@ while IFS= read -r text || [[ -n "$text" ]]; do
   args=(--specs "$spec" --shapes "$shape" --ms "$ms" --json "$json")
   [[ -n "${BENCH_CACHE_DIR:-}" ]] && args+=(--cache_dir "$BENCH_CACHE_DIR")
   [[ -n "$override" ]] && args+=(--override "$override")
-  if ! "$carry/bin/hummingd_gemm_bench" "${args[@]}" < /dev/null \
-      > "$work/line-$file_line.log" 2>&1; then
+  timeout "$line_timeout" "$carry/bin/hummingd_gemm_bench" "${args[@]}" \
+    < /dev/null > "$work/line-$file_line.log" 2>&1
+  rc=$?
+  if [[ $rc -eq 124 ]]; then
+    failed=1
+    echo "line $file_line failed: timed out after ${line_timeout} s (a kernel that never finishes?)" >> "$out/sweep.txt"
+  elif [[ $rc -ne 0 ]]; then
     failed=1
     echo "line $file_line failed: $(tail -2 "$work/line-$file_line.log" | tr '\n' ' ')" >> "$out/sweep.txt"
   fi
