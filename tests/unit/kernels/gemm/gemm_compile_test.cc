@@ -211,18 +211,10 @@ TEST(GemmCompileTest, EveryPlannedGemmKernelCompilesForEveryArch) {
 // 16-token tile of 6144 x 4096 that only this plan holds
 // (bench/decode-notes.md v70).
 TEST(GemmCompileTest, EveryTableOfRecordKernelCompilesUnspilledForH200) {
-  const char* const specs[] = {
-      "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
-      "weight=uint4,group=128,scale=bf16,act=bf16,out=bf16",
-      "weight=uint8,group=128,scale=fp16,act=fp16,out=fp16",
-      "weight=e4m3,group=128,scale=fp16,act=fp16,out=fp16"};
-  const LayerShape layers[] = {{8192, 8192}, {28672, 8192}, {8192, 28672},
-                               {4096, 4096}, {6144, 4096},  {4096, 14336}};
   std::vector<Job> jobs;
-  for (const char* spec : specs) {
-    for (const LayerShape& layer : layers) {
-      const KernelRequest request =
-          testing::H200GemmRequest(spec, layer.n, layer.k);
+  for (const char* spec : testing::kIssue5TableSpecs) {
+    for (const auto& [n, k] : testing::kIssue5Layers) {
+      const KernelRequest request = testing::H200GemmRequest(spec, n, k);
       absl::StatusOr<Plan> plan = PlanKernels(request);
       ASSERT_TRUE(plan.ok()) << spec << ": " << plan.status();
       std::vector<KernelConfig> configs;
@@ -236,8 +228,7 @@ TEST(GemmCompileTest, EveryTableOfRecordKernelCompilesUnspilledForH200) {
         Job job;
         job.request = request;
         job.config = config;
-        job.label =
-            absl::StrCat(spec, " ", layer.n, "x", layer.k, " ", config.text);
+        job.label = absl::StrCat(spec, " ", n, "x", k, " ", config.text);
         jobs.push_back(std::move(job));
       }
     }
