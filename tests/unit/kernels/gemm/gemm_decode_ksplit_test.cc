@@ -164,7 +164,9 @@ TEST(GemmDecodeKSplitTest, KSplitWarpsFillTheMachineUnsplit) {
       // One per SM is the sixteen-warp block; four per SM only at 8
       // tokens, one and three only at 16.
       EXPECT_EQ(per_sm == 1, tile->warps_n == 16) << per_sm;
-      if (per_sm == 4) EXPECT_EQ(i, 0);
+      if (per_sm == 4) {
+        EXPECT_EQ(i, 0);
+      }
       if (per_sm == 3 || per_sm == 1) {
         EXPECT_EQ(i, 1) << "one or three per SM only at 16 tokens";
       }

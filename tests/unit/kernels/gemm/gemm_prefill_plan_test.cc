@@ -227,12 +227,12 @@ TEST(GemmPrefillPlanTest, EveryPlannedTileIsLaunchableByTheRequestsAbi) {
        {"weight=uint4,group=128,scale=fp16",
         "weight=uint8,group=128,scale=fp16",
         "weight=uint4,group=128,scale=bf16,zero=int,act=bf16,out=bf16"}) {
-    for (const auto [n, k] : {std::pair<int64_t, int64_t>{8192, 8192},
-                              {4096, 4096},
-                              {11776, 8192},
-                              {28672, 8192},
-                              {1024, 8192},
-                              {192, 256}}) {
+    for (const auto& [n, k] : {std::pair<int64_t, int64_t>{8192, 8192},
+                               {4096, 4096},
+                               {11776, 8192},
+                               {28672, 8192},
+                               {1024, 8192},
+                               {192, 256}}) {
       for (uint32_t abi = 0; abi <= kCurrentLaunchAbi; ++abi) {
         absl::StatusOr<Plan> plan =
             PlanKernels(testing::GemmRequest(spec, n, k, "sm_90a", 132, abi));
