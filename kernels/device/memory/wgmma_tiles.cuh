@@ -46,6 +46,28 @@ HUMMINGD_HD i64 wgmma_chunk_first_column(int first_tile) {
          Config::kScaleTileK;
 }
 
+// The cp.async weight copy of a stage: `threads` threads copy `chunks`
+// 16-byte chunks, `chunks_per_run` per n-unit run, consecutive runs
+// `run_words` words apart in the weight tensor; thread t's slot i copies
+// chunk t + i * threads. Where every slot is whole and a run's chunks split
+// evenly over the threads (or the threads over runs), slot i's chunk sits
+// the same distance from slot 0's for every thread: (i * threads) /
+// chunks_per_run runs and (i * threads) % chunks_per_run chunks later.
+HUMMINGD_HD constexpr bool wgmma_weight_slots_at_offsets(int threads,
+                                                         int chunks,
+                                                         int chunks_per_run) {
+  return chunks % threads == 0 && (chunks_per_run % threads == 0 ||
+                                   threads % chunks_per_run == 0);
+}
+
+// That distance, in words.
+HUMMINGD_HD constexpr i64 wgmma_weight_slot_offset(int slot, int threads,
+                                                   int chunks_per_run,
+                                                   i64 run_words) {
+  return static_cast<i64>(slot) * threads / chunks_per_run * run_words +
+         static_cast<i64>(slot) * threads % chunks_per_run * 4;
+}
+
 // Byte offset, in a checkpoint scale (or zero-point) tensor of
 // kElementBytes elements, of the 16-byte word where row's window for a
 // chunk starting at entry column first_col begins.
@@ -106,6 +128,17 @@ struct WgmmaStageCopier {
       Tile::kBulkWeights ? 0 : (kWChunks + kThreads - 1) / kThreads;
   static constexpr i64 kWTileWords =
       static_cast<i64>(Config::kUnitsKPerTile) * Config::kUnitWords;
+  // Slots at fixed distances from slot 0 (wgmma_weight_slots_at_offsets)
+  // share one pointer: a pointer per slot cost the slot-unrolled 8-token
+  // loops up to six address instructions per copy and tile where this costs
+  // two (nvdisasm of 8x128x256 s4 on 4096x14336: 238 -> 226 per tile; ptxas
+  // still builds each 64-bit address rather than take the distance as an
+  // immediate, bench/decode-notes.md v53, v72).
+  static constexpr bool kWSlotsAtOffsets =
+      wgmma_weight_slots_at_offsets(kThreads, kWChunks, kWChunksPerRun);
+  static constexpr int kWPointers = kWSlotsAtOffsets ? 1 : kWSlots;
+  static constexpr i64 kWRunWords =
+      Config::kUnitsKPerRow * static_cast<i64>(Config::kUnitWords);
 
   const u16* g_x[kXSlotArrays];
   u32 s_x[kXSlotArrays];
@@ -117,7 +150,7 @@ struct WgmmaStageCopier {
   const u32* g_run;
   u64 l2_policy;
   // cp.async: this thread's 16-byte chunks at tile 0.
-  const u32* g_w[kWSlots > 0 ? kWSlots : 1];
+  const u32* g_w[kWPointers > 0 ? kWPointers : 1];
   u32 s_w[kWSlots > 0 ? kWSlots : 1];
   // The checkpoint scales, or their k-major copy (Tile::kKMajorScales).
   const u8* g_scales;
@@ -167,7 +200,7 @@ struct WgmmaStageCopier {
       const int id = min_int(thread + i * kThreads, kWChunks - 1);
       const int run = id / kWChunksPerRun;
       const int chunk = id % kWChunksPerRun;
-      g_w[i] = run_start(run) + chunk * 4;
+      if (i < kWPointers) g_w[i] = run_start(run) + chunk * 4;
       s_w[i] =
           static_cast<u32>(Config::kOffsetW + run * kRunBytes + chunk * 16);
     }
@@ -239,7 +272,13 @@ struct WgmmaStageCopier {
         if (kWChunks % kThreads != 0 && thread + i * kThreads >= kWChunks) {
           break;
         }
-        copy_16_async_bytes(s_stage + s_w[i], g_w[i] + tile * kWTileWords, 16u);
+        const u32* g_chunk =
+            kWSlotsAtOffsets
+                ? g_w[0] + tile * kWTileWords +
+                      wgmma_weight_slot_offset(i, kThreads, kWChunksPerRun,
+                                               kWRunWords)
+                : g_w[i] + tile * kWTileWords;
+        copy_16_async_bytes(s_stage + s_w[i], g_chunk, 16u);
       }
     }
   }

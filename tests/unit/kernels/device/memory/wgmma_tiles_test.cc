@@ -1,0 +1,63 @@
+// The weight copy's slot distances of memory/wgmma_tiles.cuh, checked on the
+// host: where wgmma_weight_slots_at_offsets holds, every thread's slot i sits
+// wgmma_weight_slot_offset words after its slot 0, as the copier's one
+// pointer assumes; and the rule refuses a split where the distance depends
+// on the thread.
+
+#include "memory/wgmma_tiles.cuh"
+
+#include <cstdint>
+
+#include "gtest/gtest.h"
+
+namespace hummingd {
+namespace {
+
+// Word address, in the weight tensor, of chunk `id` of a stage whose runs
+// are `run_words` apart (the copier's run_start(run) + chunk * 4).
+int64_t ChunkWord(int id, int chunks_per_run, int64_t run_words) {
+  return id / chunks_per_run * run_words + id % chunks_per_run * 4;
+}
+
+TEST(WgmmaTilesTest, WeightSlotsSitAtTheirOffsetsForEveryThread) {
+  constexpr int64_t kRunWords = 224 * 128;  // K = 14336 of 4-bit units
+  int checked = 0;
+  for (const int threads : {128, 256, 512}) {
+    for (const int chunks_per_run : {16, 32, 64, 128, 256, 512, 1024, 2048}) {
+      for (const int runs : {1, 2, 4, 8, 16}) {
+        const int chunks = runs * chunks_per_run;
+        if (!device::wgmma_weight_slots_at_offsets(threads, chunks,
+                                                   chunks_per_run)) {
+          continue;
+        }
+        for (int slot = 0; slot < chunks / threads; ++slot) {
+          const int64_t offset = device::wgmma_weight_slot_offset(
+              slot, threads, chunks_per_run, kRunWords);
+          for (int thread = 0; thread < threads; ++thread) {
+            ASSERT_EQ(ChunkWord(thread + slot * threads, chunks_per_run,
+                                kRunWords),
+                      ChunkWord(thread, chunks_per_run, kRunWords) + offset)
+                << "threads " << threads << ", chunks per run "
+                << chunks_per_run << ", runs " << runs << ", slot " << slot
+                << ", thread " << thread;
+          }
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 100);
+}
+
+TEST(WgmmaTilesTest, SlotsWhoseDistanceDependsOnTheThreadKeepTheirPointers) {
+  // 384 chunks per run over 256 threads: slot 1 of thread 0 is 256 chunks
+  // on in run 0, of thread 200 (chunk 456) 72 chunks into run 1.
+  EXPECT_FALSE(device::wgmma_weight_slots_at_offsets(256, 768, 384));
+  EXPECT_NE(ChunkWord(256, 384, 1000) - ChunkWord(0, 384, 1000),
+            ChunkWord(456, 384, 1000) - ChunkWord(200, 384, 1000));
+  // A partial last slot (some threads copy nothing there).
+  EXPECT_FALSE(device::wgmma_weight_slots_at_offsets(256, 640, 128));
+}
+
+}  // namespace
+}  // namespace hummingd
