@@ -416,7 +416,9 @@ const GemmCase kCases[] = {
 // blocks of sixteen warps one per SM at 16 tokens (v24); 4-bit and 8-bit
 // 34048 x 4096, whose 266 128-row n-blocks are more than a wave of two per SM
 // holds, unsplit (v26: 256-row k-major tiles at 8 and 16 tokens, 32x128x256 at
-// 32, the 8-bit 8x128x128 at 8). (Bulk (TMA) weight
+// 32, the 8-bit 8x128x128 at 8); 4-bit 4096 x 14336 (fp16 and bf16) in
+// 64-row blocks of four warps four per SM at 8 tokens (8 splits of 7 k-tiles,
+// v34). (Bulk (TMA) weight
 // copies are no longer planned, planner v6; hummingd_gemm_bench --override
 // still times them and checks their numerics.)
 std::vector<GemmCase> DecodeCases() {
@@ -454,6 +456,9 @@ std::vector<GemmCase> DecodeCases() {
        kDecode},
       {"weight=uint4,group=128,scale=fp16", 34048, 4096, kDecode},
       {"weight=uint8,group=128,scale=fp16", 34048, 4096, kDecode},
+      {"weight=uint4,group=128,scale=fp16", 4096, 14336, kDecode},
+      {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16", 4096, 14336,
+       kDecode},
   };
   cases.insert(cases.end(), std::begin(kRealLayers), std::end(kRealLayers));
   return cases;

@@ -178,12 +178,13 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
         "tile=32x128x256,warps=1x8,stages=3,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
        {1, 4, 4, 4}},
-      // 256-column k-tiles two per SM (8 splits of 7 k-tiles, 256 blocks)
-      // up to 32 tokens.
+      // 256-column k-tiles in 8 splits of 7 k-tiles up to 32 tokens: at 8
+      // tokens in 64-row blocks four per SM (512 blocks; planner v34), at 16
+      // and 32 in 128-row blocks two per SM (256 blocks).
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
        4096,
        14336,
-       {"tile=8x128x256,warps=1x8,stages=4,mma=wgmma",
+       {"tile=8x64x256,warps=1x4,stages=4,mma=wgmma,blocks=4",
         "tile=16x128x256,warps=1x8,stages=4,mma=wgmma",
         "tile=32x128x256,warps=1x8,stages=3,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
@@ -299,7 +300,7 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
       {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16",
        4096,
        14336,
-       {"tile=8x128x256,warps=1x8,stages=4,mma=wgmma",
+       {"tile=8x64x256,warps=1x4,stages=4,mma=wgmma,blocks=4",
         "tile=16x128x256,warps=1x8,stages=4,mma=wgmma",
         "tile=32x128x256,warps=1x8,stages=3,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
@@ -450,10 +451,32 @@ TEST(GemmDecodePlanTest, FourBlocksPerSmTilesFitFourAndTheStubSaysSo) {
     EXPECT_NE(stub->source.find("__launch_bounds__(256, 1)"),
               std::string::npos);
   }
+  // Splits of under 8 256-column k-tiles (4096 x 14336: 7) take the
+  // 64-row half of the 128-row tile, four per SM, in the same splits
+  // (planner v34), fp16 and bf16 alike; its stub bounds 128 threads at four.
+  for (const char* spec :
+       {kW4, "weight=uint4,group=128,scale=bf16,act=bf16,out=bf16"}) {
+    SCOPED_TRACE(spec);
+    const KernelRequest request = Request(spec, 4096, 14336);
+    absl::StatusOr<Plan> plan = PlanKernels(request);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    const PlanEntry& entry = plan->entries[0];
+    EXPECT_EQ(entry.config.text,
+              "tile=8x64x256,warps=1x4,stages=4,mma=wgmma,blocks=4");
+    absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(entry.config.text);
+    ASSERT_TRUE(tile.ok()) << tile.status();
+    EXPECT_EQ(WgmmaBlocksPerSm(*tile), 4);
+    EXPECT_LE(4 * (entry.launch.dynamic_shared_memory + 1024), 228 * 1024);
+    EXPECT_EQ(entry.launch.grid_y * entry.launch.grid_z, 64 * 8);
+    EXPECT_LE(entry.launch.grid_y * entry.launch.grid_z, 4 * 132);
+    absl::StatusOr<KernelSource> stub = GenerateStub(request, entry.config);
+    ASSERT_TRUE(stub.ok()) << stub.status();
+    EXPECT_NE(stub->source.find("__launch_bounds__(128, 4)"),
+              std::string::npos);
+  }
   // 6144 x 4096 moved to 256-column k-tiles three per SM (planner v13).
-  const std::pair<int64_t, int64_t> kept[] = {{4096, 4096},  {6144, 4096},
-                                              {28672, 8192}, {8192, 28672},
-                                              {8192, 8192},  {4096, 14336}};
+  const std::pair<int64_t, int64_t> kept[] = {
+      {4096, 4096}, {6144, 4096}, {28672, 8192}, {8192, 28672}, {8192, 8192}};
   for (auto [n, k] : kept) {
     SCOPED_TRACE(::testing::Message() << "N=" << n << " K=" << k);
     absl::StatusOr<Plan> plan = PlanKernels(Request(kW4, n, k));
@@ -592,9 +615,13 @@ TEST(GemmDecodePlanTest, ThreeBlocksPerSmTilesFitThreeAndTheStubSaysSo) {
           ParseGemmTileText(entry.config.text);
       ASSERT_TRUE(tile.ok()) << tile.status();
       EXPECT_NE(WgmmaBlocksPerSm(*tile), 3) << entry.config.text;
-      // Only a k-split tile spells out its residency on these layers (the
-      // v24 16-token block, one per SM).
-      EXPECT_TRUE(tile->blocks_per_sm == 0 || tile->warp_split_k > 1)
+      // Only a k-split tile (the v24 16-token block, one per SM) and the
+      // 64-row half tile four per SM (planner v34) spell out their
+      // residency on these layers.
+      const bool half_tile_four_per_sm =
+          tile->warps_n == 4 && tile->blocks_per_sm == 4;
+      EXPECT_TRUE(tile->blocks_per_sm == 0 || tile->warp_split_k > 1 ||
+                  half_tile_four_per_sm)
           << entry.config.text;
     }
   }
@@ -700,15 +727,23 @@ TEST(GemmDecodePlanTest, LongSplitsOf16KbTilesFillOneWave) {
     const char* spec;
     int64_t n, k;
     int64_t splits;
+    // At 8 tokens: splits of under 8 k-tiles run the 64-row half of the
+    // tile four per SM (planner v34), twice the blocks in twice the slots.
+    bool half_tile;
   };
   const Case cases[] = {
-      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 8192, 8192, 4},
-      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 4096, 14336, 8},
-      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 8192, 28672, 4},
-      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 28672, 8192, 1},
-      {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16", 4096, 14336, 8},
-      {"weight=uint4,group=channel,scale=fp16", 8192, 8192, 4},
-      {"weight=uint3,group=128,scale=fp16", 8192, 8192, 4},
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 8192, 8192, 4,
+       false},
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 4096, 14336, 8,
+       true},
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 8192, 28672, 4,
+       false},
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 28672, 8192, 1,
+       false},
+      {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16", 4096, 14336, 8,
+       true},
+      {"weight=uint4,group=channel,scale=fp16", 8192, 8192, 4, false},
+      {"weight=uint3,group=128,scale=fp16", 8192, 8192, 4, false},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(::testing::Message()
@@ -720,16 +755,21 @@ TEST(GemmDecodePlanTest, LongSplitsOf16KbTilesFillOneWave) {
     absl::StatusOr<Plan> plan = PlanKernels(request);
     ASSERT_TRUE(plan.ok()) << plan.status();
     const PlanEntry& entry = plan->entries[0];
-    EXPECT_EQ(entry.config.text, "tile=8x128x256,warps=1x8,stages=4,mma=wgmma");
+    const int blocks_per_sm = c.half_tile ? 4 : 2;
+    EXPECT_EQ(entry.config.text,
+              c.half_tile
+                  ? "tile=8x64x256,warps=1x4,stages=4,mma=wgmma,blocks=4"
+                  : "tile=8x128x256,warps=1x8,stages=4,mma=wgmma");
     EXPECT_EQ(entry.launch.grid_z, c.splits);
+    EXPECT_EQ(c.half_tile, c.k / 256 < 8 * c.splits);
     const int64_t blocks = entry.launch.grid_y * entry.launch.grid_z;
-    EXPECT_LE(blocks, 2 * 132);
-    EXPECT_GE(4 * blocks, 3 * 2 * 132);
+    EXPECT_LE(blocks, blocks_per_sm * 132);
+    EXPECT_GE(4 * blocks, 3 * blocks_per_sm * 132);
     // Not splits of two k-tiles (the small-layer rule's).
     EXPECT_GT(c.k / 256, 2 * entry.launch.grid_z + 1);
     absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(entry.config.text);
     ASSERT_TRUE(tile.ok()) << tile.status();
-    EXPECT_EQ(WgmmaBlocksPerSm(*tile), 2);
+    EXPECT_EQ(WgmmaBlocksPerSm(*tile), blocks_per_sm);
     // 16 tokens: the same tile and splits (planner v18; >= 4 k-tiles per
     // split).
     EXPECT_EQ(plan->entries[1].config.text,
