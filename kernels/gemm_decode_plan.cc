@@ -487,10 +487,10 @@ std::optional<DecodeCandidate> LongSplitTileCandidate(
   const bool splits_under_8_tiles =
       candidate.splits > 1 && k_tiles < 8 * candidate.splits;
   if (range.tokens == 8 && !eight_bit && splits_under_8_tiles) {
-    if (std::optional<GemmTileConfig> halves = OneWarpgroupHalfTile(
+    if (std::optional<GemmTileConfig> half_tile = OneWarpgroupHalfTile(
             *tile, /*blocks_per_sm=*/4, kFourBlocksSharedBytes, spec, shape,
             smem_limit)) {
-      candidate.tile = *halves;
+      candidate.tile = *half_tile;
     }
   }
   return candidate;
