@@ -4,9 +4,10 @@
 # ./.device-carry), runs the GPU test binary with its JSON report, and prints
 # the pass/fail counts and the launch-cost table. Results go to $OUT (or
 # ./gpu-round-out): gpu.txt, gpu_test.json, gpu_test.log, launch_cost.{md,json},
-# summary.txt.
+# summary.txt. GPU_TEST_FILTER (a gtest filter, e.g. 'Decode/*/108') runs
+# only those tests, with the same library setup, and skips the daemon half.
 #
-#   scripts/gpu_round.sh [CARRY]
+#   [GPU_TEST_FILTER=...] scripts/gpu_round.sh [CARRY]
 set -uo pipefail
 carry=$(cd "${1:-./.device-carry}" && pwd) || { echo "gpu_round: no carry folder" >&2; exit 1; }
 out=${OUT:-./gpu-round-out}
@@ -39,8 +40,10 @@ if [[ -n "$missing" ]]; then
 fi
 
 export HUMMINGD_GPU_RESULTS_DIR="$out"
+filter_flags=()
+[[ -n "${GPU_TEST_FILTER:-}" ]] && filter_flags=(--gtest_filter="$GPU_TEST_FILTER")
 "$carry/bin/gpu_test" --gtest_output="json:$out/gpu_test.json" \
-  > "$out/gpu_test.log" 2>&1
+  "${filter_flags[@]}" > "$out/gpu_test.log" 2>&1
 rc=$?
 grep -E "^\[  FAILED |Failure|error:|Expected|Which is|of [0-9]+ elements|seed=" \
   "$out/gpu_test.log" | head -80
@@ -68,7 +71,9 @@ cat "$out/launch_cost.md" 2>/dev/null || echo "(no launch_cost.md: the test did 
 # The daemon half: two worker processes against one hummingd resolve the same
 # kernels, the daemon compiles each once, and a restarted worker compiles
 # nothing. Runs when the carry holds the daemon (pack_gpu_round.sh packs it).
-if [[ -x "$carry/bin/hummingd" && -x "$carry/bin/gpu_daemon_worker" ]]; then
+if [[ -n "${GPU_TEST_FILTER:-}" ]]; then
+  echo "== daemon round: skipped (GPU_TEST_FILTER=$GPU_TEST_FILTER)"
+elif [[ -x "$carry/bin/hummingd" && -x "$carry/bin/gpu_daemon_worker" ]]; then
   echo "== daemon round: two workers, one daemon"
   "$carry/scripts/daemon_round.sh" "$carry" "$out" | tee "$out/daemon_round.txt"
   daemon_rc=${PIPESTATUS[0]}
