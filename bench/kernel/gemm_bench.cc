@@ -30,6 +30,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "bench/kernel/decode_cases.h"
 #include "bench/kernel/gemm_bench_check.h"
 #include "bench/kernel/gemm_bench_report.h"
 #include "bench/kernel/plan_override.h"
@@ -40,14 +41,9 @@
 #include "kernels/reference/dequant_reference.h"
 #include "server/proto_convert.h"
 
-ABSL_FLAG(std::string, specs,
-          "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16;"
-          "weight=uint4,group=128,scale=bf16,act=bf16,out=bf16;"
-          "weight=uint8,group=128,scale=fp16,act=fp16,out=fp16;"
-          "weight=e4m3,group=128,scale=fp16,act=fp16,out=fp16",
+ABSL_FLAG(std::string, specs, hummingd::bench::kDecodeSpecsText,
           "';'-separated specs (text form)");
-ABSL_FLAG(std::string, shapes,
-          "8192x8192,28672x8192,8192x28672,4096x4096,6144x4096,4096x14336",
+ABSL_FLAG(std::string, shapes, hummingd::bench::kDecodeShapesText,
           "comma-separated NxK");
 ABSL_FLAG(std::string, ms, "1,2,4,8,16,32,64,256,1024,4096,8192",
           "token counts");
@@ -399,21 +395,20 @@ int main(int argc, char** argv) {
   BENCH_CHECK(
       gpu::CudaCheck(api.cuEventCreate(&device.stop, 0), "cuEventCreate"));
 
+  absl::StatusOr<std::vector<LayerShape>> parsed_shapes =
+      bench::ParseShapeList(absl::GetFlag(FLAGS_shapes));
+  if (!parsed_shapes.ok()) {
+    std::fprintf(stderr, "gemm_bench: --shapes: %s\n",
+                 std::string(parsed_shapes.status().message()).c_str());
+    return 2;
+  }
+  const std::vector<LayerShape>& shapes = *parsed_shapes;
   std::vector<bench::GemmBenchRow> rows;
   for (absl::string_view spec_text :
        absl::StrSplit(absl::GetFlag(FLAGS_specs), ';', absl::SkipEmpty())) {
     const QuantSpec spec =
         Unwrap(ParseSpecText(std::string(spec_text)), "spec");
-    for (absl::string_view shape_text :
-         absl::StrSplit(absl::GetFlag(FLAGS_shapes), ',')) {
-      std::vector<std::string> nk = absl::StrSplit(shape_text, 'x');
-      LayerShape shape;
-      if (nk.size() != 2 || !absl::SimpleAtoi(nk[0], &shape.n) ||
-          !absl::SimpleAtoi(nk[1], &shape.k)) {
-        std::fprintf(stderr, "gemm_bench: bad shape %s\n",
-                     std::string(shape_text).c_str());
-        return 2;
-      }
+    for (const LayerShape& shape : shapes) {
       RunLayer(device, *kernel_client, artifacts, options,
                std::string(spec_text), spec, shape, rows);
     }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/strings/str_split.h"
+#include "bench/kernel/decode_cases.h"
 #include "bench/kernel/gemm_bench_report.h"
 #include "gtest/gtest.h"
 #include "kernels/reference/dequant_reference.h"
@@ -360,6 +361,25 @@ TEST(ReportTest, JsonTableAndSummary) {
   EXPECT_NE(table.find("**FAIL**"), std::string::npos) << table;
   EXPECT_EQ(FormatSummary(rows),
             "2 cases, 1 numerics failures, 1/1 targets met");
+}
+
+// The bench and hummingd_planned_cubins read --shapes with one parser; the
+// default list is issue 5's six layers.
+TEST(ParseShapeListTest, ReadsTheDefaultLayersAndRefusesMalformedItems) {
+  absl::StatusOr<std::vector<LayerShape>> shapes =
+      ParseShapeList(kDecodeShapesText);
+  ASSERT_TRUE(shapes.ok()) << shapes.status();
+  ASSERT_EQ(shapes->size(), 6u);
+  EXPECT_EQ((*shapes)[1].n, 28672);
+  EXPECT_EQ((*shapes)[1].k, 8192);
+  EXPECT_EQ((*shapes)[5].n, 4096);
+  EXPECT_EQ((*shapes)[5].k, 14336);
+  for (const char* bad : {"", "8192", "8192x", "x8192", "8192x8192x2", "0x8192",
+                          "-64x128", "64x128,", "64xabc"}) {
+    SCOPED_TRACE(bad);
+    absl::StatusOr<std::vector<LayerShape>> refused = ParseShapeList(bad);
+    EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  }
 }
 
 }  // namespace
