@@ -54,7 +54,11 @@ int Run() {
   if (out.empty()) {
     return Fail("--out", absl::InvalidArgumentError("a folder is required"));
   }
-  std::filesystem::create_directories(out);
+  std::error_code error;
+  std::filesystem::create_directories(out, error);
+  if (error) {
+    return Fail(out.string(), absl::InternalError(error.message()));
+  }
   absl::StatusOr<GpuTarget> gpu = ParseGpuArch(absl::GetFlag(FLAGS_arch));
   if (!gpu.ok()) return Fail("--arch", gpu.status());
   gpu->sm_count = absl::GetFlag(FLAGS_sms);
