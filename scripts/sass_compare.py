@@ -9,6 +9,7 @@ only are listed. Exit status 0; the summary line counts identical pairs.
 
   sass_compare.py NVDISASM CUOBJDUMP OLD NEW
 """
+import os
 import re
 import subprocess
 import sys
@@ -21,6 +22,9 @@ BRANCH = re.compile(r"\bBRA\b.*`\(?(\.L_x_\d+)")
 
 def read_index(folder):
     kernels = {}
+    if not os.path.isfile(f"{folder}/index.tsv"):
+        sys.exit(f"sass_compare: no {folder}/index.tsv "
+                 "(fill the folder with hummingd_planned_cubins --out)")
     with open(f"{folder}/index.tsv") as index:
         for line in index:
             fields = line.rstrip("\n").split("\t")

@@ -5,9 +5,20 @@
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 
 namespace hummingd::bench {
+
+std::string DecodeLayersText() {
+  std::string text;
+  for (const auto& [n, k] : kDecodeLayers) {
+    absl::StrAppend(&text, text.empty() ? "" : ",", n, "x", k);
+  }
+  return text;
+}
+
+std::string DecodeSpecsText() { return absl::StrJoin(kDecodeSpecs, ";"); }
 
 absl::StatusOr<std::vector<LayerShape>> ParseShapeList(absl::string_view text) {
   std::vector<LayerShape> shapes;

@@ -41,9 +41,9 @@
 #include "kernels/reference/dequant_reference.h"
 #include "server/proto_convert.h"
 
-ABSL_FLAG(std::string, specs, hummingd::bench::kDecodeSpecsText,
+ABSL_FLAG(std::string, specs, hummingd::bench::DecodeSpecsText(),
           "';'-separated specs (text form)");
-ABSL_FLAG(std::string, shapes, hummingd::bench::kDecodeShapesText,
+ABSL_FLAG(std::string, shapes, hummingd::bench::DecodeLayersText(),
           "comma-separated NxK");
 ABSL_FLAG(std::string, ms, "1,2,4,8,16,32,64,256,1024,4096,8192",
           "token counts");

@@ -367,13 +367,16 @@ TEST(ReportTest, JsonTableAndSummary) {
 // default list is issue 5's six layers.
 TEST(ParseShapeListTest, ReadsTheDefaultLayersAndRefusesMalformedItems) {
   absl::StatusOr<std::vector<LayerShape>> shapes =
-      ParseShapeList(kDecodeShapesText);
+      ParseShapeList(DecodeLayersText());
   ASSERT_TRUE(shapes.ok()) << shapes.status();
   ASSERT_EQ(shapes->size(), 6u);
   EXPECT_EQ((*shapes)[1].n, 28672);
   EXPECT_EQ((*shapes)[1].k, 8192);
   EXPECT_EQ((*shapes)[5].n, 4096);
   EXPECT_EQ((*shapes)[5].k, 14336);
+  const std::vector<std::string> specs = absl::StrSplit(DecodeSpecsText(), ';');
+  ASSERT_EQ(specs.size(), std::size(kDecodeSpecs));
+  EXPECT_EQ(specs[1], "weight=uint4,group=128,scale=bf16,act=bf16,out=bf16");
   for (const char* bad : {"", "8192", "8192x", "x8192", "8192x8192x2", "0x8192",
                           "-64x128", "64x128,", "64xabc"}) {
     SCOPED_TRACE(bad);

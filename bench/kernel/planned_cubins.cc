@@ -33,11 +33,12 @@
 ABSL_FLAG(std::string, out, "", "folder for the cubins and index.tsv");
 ABSL_FLAG(std::string, arch, "sm_90a", "target arch");
 ABSL_FLAG(int, sms, 132, "SM count the planner plans for");
-ABSL_FLAG(int, smem_optin, 232448,
-          "opt-in shared memory per block, bytes (H200: 227 KB)");
-ABSL_FLAG(std::string, specs, hummingd::bench::kDecodeSpecsText,
+ABSL_FLAG(int, smem_optin, 0,
+          "opt-in shared memory per block, bytes (0: the planner's default "
+          "for the arch, as the planner tests plan)");
+ABSL_FLAG(std::string, specs, hummingd::bench::DecodeSpecsText(),
           "';'-separated specs (text form)");
-ABSL_FLAG(std::string, shapes, hummingd::bench::kDecodeShapesText,
+ABSL_FLAG(std::string, shapes, hummingd::bench::DecodeLayersText(),
           "comma-separated NxK");
 
 namespace hummingd {

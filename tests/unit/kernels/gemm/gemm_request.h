@@ -5,8 +5,8 @@
 // launch ABI (default: the current clients').
 
 #include <cstdint>
-#include <utility>
 
+#include "bench/kernel/decode_cases.h"
 #include "kernels/launch_abi.h"
 #include "kernels/plan.h"
 #include "kernels/quant_spec.h"
@@ -35,14 +35,8 @@ inline KernelRequest H200GemmRequest(const char* spec_text, int64_t n,
 }
 
 // Issue 5's layers (N x K) and the four decode specs of its table of
-// record (bench/results/gemm-decode-*.md).
-inline constexpr std::pair<int64_t, int64_t> kIssue5Layers[] = {
-    {8192, 8192}, {28672, 8192}, {8192, 28672},
-    {4096, 4096}, {6144, 4096},  {4096, 14336}};
-inline constexpr const char* kIssue5TableSpecs[] = {
-    "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
-    "weight=uint4,group=128,scale=bf16,act=bf16,out=bf16",
-    "weight=uint8,group=128,scale=fp16,act=fp16,out=fp16",
-    "weight=e4m3,group=128,scale=fp16,act=fp16,out=fp16"};
+// record (bench/results/gemm-decode-*.md): the bench's own defaults.
+inline constexpr auto& kIssue5Layers = bench::kDecodeLayers;
+inline constexpr auto& kIssue5TableSpecs = bench::kDecodeSpecs;
 
 }  // namespace hummingd::testing
