@@ -273,6 +273,15 @@ constexpr PackedTileRule kFourPerSm8Tokens = {8, 4, kFourBlocksSharedBytes, 8};
 constexpr PackedTileRule kThreePerSm16Tokens = {16, 3, kThreeBlocksSharedBytes,
                                                 12};
 
+// Whether `tile` fits `shared_budget` per block (and the GPU's limit) and
+// is a legal tile of the layer.
+bool FitsAndValidates(const GemmTileConfig& tile, int shared_budget,
+                      const QuantSpec& spec, const LayerShape& shape,
+                      int smem_limit) {
+  return tile.SharedBytes(spec) <= std::min(shared_budget, smem_limit) &&
+         ValidateGemmTile(tile, shape.n, shape.k).ok();
+}
+
 // The 128-row, two-warpgroup decode tile of the packed and wide k-tile
 // rules for weights with scale entries >= 128 columns along K, or nullopt
 // where the spec, the shape or `shared_budget` (per block) rule it out
@@ -289,8 +298,7 @@ std::optional<GemmTileConfig> NarrowDecodeTile(
   if (WgmmaBlocksPerSm(tile) != blocks_per_sm) {
     tile.blocks_per_sm = blocks_per_sm;
   }
-  if (tile.SharedBytes(spec) > std::min(shared_budget, smem_limit) ||
-      !ValidateGemmTile(tile, shape.n, shape.k).ok()) {
+  if (!FitsAndValidates(tile, shared_budget, spec, shape, smem_limit)) {
     return std::nullopt;
   }
   return tile;
@@ -398,9 +406,8 @@ std::optional<GemmTileConfig> OneWarpgroupHalfTile(
   half.block_n = tile.block_n / 2;
   half.warps_n = tile.warps_n / 2;
   half.blocks_per_sm = blocks_per_sm;
-  if (half.warps_n != 4 || shape.n % half.block_n != 0 ||
-      half.SharedBytes(spec) > std::min(shared_budget, smem_limit) ||
-      !ValidateGemmTile(half, shape.n, shape.k).ok()) {
+  if (half.warps_n != 4 ||
+      !FitsAndValidates(half, shared_budget, spec, shape, smem_limit)) {
     return std::nullopt;
   }
   return half;
