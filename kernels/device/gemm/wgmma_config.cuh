@@ -284,6 +284,11 @@ struct WgmmaConfig : GemmScaleTiling<Format_, kN_, kK_> {
   static_assert(kScaleTileK >= Tile::kBlockK ? kScaleTileK % Tile::kBlockK == 0
                                              : Tile::kBlockK % kScaleTileK == 0,
                 "a k-tile holds whole scale entries or lies in one");
+  static_assert(kScaleTileK >= kUnitsKPerWarp * kGemmUnitCols
+                    ? kScaleTileK % (kUnitsKPerWarp * kGemmUnitCols) == 0
+                    : (kUnitsKPerWarp * kGemmUnitCols) % kScaleTileK == 0,
+                "a warp's k-slice holds whole scale entries or lies in one "
+                "(gemm/wgmma_tile_compute.cuh: wgmma_warp_scale_column)");
   static_assert(!Tile::kKMajorScales ||
                     (kScaleTileN == 1 && !kZeroWords &&
                      kChunkCols * Tile::kBlockN * kScaleElementBytes <=

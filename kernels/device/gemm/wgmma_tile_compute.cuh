@@ -156,38 +156,39 @@ HUMMINGD_DEVICE WgmmaChunk<Config> wgmma_chunk_view(u32 s_buffer,
 }
 
 // The element (scale, or zero point with kZero) of the thread's row
-// g + 8 j of row block r at column k_local of the tile at column k_tile0,
+// g + 8 j of row block r at k column d of the warp's share of the tile
+// whose first entry column is warp_col (wgmma_warp_scale_column),
 // zero-extended.
 template <class Config, bool kZero>
 HUMMINGD_DEVICE u32 load_row_element(const WgmmaChunk<Config>& chunk, int r,
-                                     int j, int k_tile0, int k_local) {
+                                     int j, int warp_col, int d) {
   constexpr int kBytes =
       kZero ? Config::kZeroElementBytes : Config::kScaleElementBytes;
   // Zero points keep the row windows (k-major tiles have none).
   constexpr int kColumnStride = kZero ? kBytes : Config::kScaleColumnStride;
-  const int col = (k_tile0 + k_local) / static_cast<int>(Config::kScaleTileK);
+  const int col = warp_col + d / static_cast<int>(Config::kScaleTileK);
   u32 s_row;
   if constexpr (kZero) {
     s_row = chunk.s_zero[r][j];
   } else {
     s_row = chunk.s_scale[r][j];
   }
-  return load_shared_element<kBytes>(
-      s_row + static_cast<u32>((col - chunk.first_col) * kColumnStride));
+  return load_shared_element<kBytes>(s_row +
+                                     static_cast<u32>(col * kColumnStride));
 }
 
 template <class Config>
 HUMMINGD_DEVICE typename OperandDecoder<typename Config::Format>::Entry
-load_decoder_entry(const WgmmaChunk<Config>& chunk, int r, int j, int k_tile0,
-                   int k_local, bool with_scale) {
+load_decoder_entry(const WgmmaChunk<Config>& chunk, int r, int j, int warp_col,
+                   int d, bool with_scale) {
   using Decoder = OperandDecoder<typename Config::Format>;
   u32 raw_scale = 0;
   if (with_scale) {
-    raw_scale = load_row_element<Config, false>(chunk, r, j, k_tile0, k_local);
+    raw_scale = load_row_element<Config, false>(chunk, r, j, warp_col, d);
   }
   u32 raw_zero = 0;
   if constexpr (Config::kZeroWords) {
-    raw_zero = load_row_element<Config, true>(chunk, r, j, k_tile0, k_local);
+    raw_zero = load_row_element<Config, true>(chunk, r, j, warp_col, d);
   }
   return Decoder::prepare(raw_scale, raw_zero);
 }
@@ -291,6 +292,8 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
   // without k-split warps); step and period indices count from ku0, so fold
   // points stay compile-time.
   const int ku0 = Config::warp_k_slice(warp) * Config::kUnitsKPerWarp;
+  const int warp_col = wgmma_warp_scale_column<Config>(
+      k_tile0, Config::warp_k_slice(warp), chunk.first_col);
   // The lane words of unit ku of every row block; unit ku + 1's are loaded
   // while unit ku decodes (a double buffer, compile-time indexed by the
   // warp's unit count ku_w).
@@ -322,14 +325,14 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
           HUMMINGD_UNROLL
           for (int j = 0; j < 2; ++j) {
             r_unit_entry[r][ee][j] = load_decoder_entry<Config>(
-                chunk, r, j, k_tile0, ku * 64 + ee * 16, /*with_scale=*/true);
+                chunk, r, j, warp_col, ku_w * 64 + ee * 16,
+                /*with_scale=*/true);
           }
         }
       }
     }
     HUMMINGD_UNROLL
     for (int s = 0; s < 4; ++s) {
-      const int q = ku * 4 + s;
       const int q_w = ku_w * 4 + s;
       const bool starts_fold = q_w % Plan::kStepsPerFold == 0;
       // The wgmma of step s - 2 read the A registers this step rewrites.
@@ -344,10 +347,10 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
             HUMMINGD_UNROLL
             for (int j = 0; j < 2; ++j) {
               r_new_scale[r][j] = prepare_fragment_scale<Format>(
-                  load_row_element<Config, false>(chunk, r, j, k_tile0,
-                                                  q * 16));
+                  load_row_element<Config, false>(chunk, r, j, warp_col,
+                                                  q_w * 16));
               r_fold_entry[r][j] = load_decoder_entry<Config>(
-                  chunk, r, j, k_tile0, q * 16, /*with_scale=*/false);
+                  chunk, r, j, warp_col, q_w * 16, /*with_scale=*/false);
             }
           }
         }

@@ -46,6 +46,19 @@ HUMMINGD_HD i64 wgmma_chunk_first_column(int first_tile) {
          Config::kScaleTileK;
 }
 
+// The entry column, relative to chunk_first_col (the chunk's first), of
+// the first k column of k-slice `slice` of the tile at column k_tile0 (the
+// whole tile without k-split warps); computed once per tile. A slice holds
+// whole scale entries or lies in one (WgmmaConfig), so the column of the
+// slice's k column d is this plus d / kScaleTileK, a compile-time offset in
+// the k-loop.
+template <class Config>
+HUMMINGD_HD int wgmma_warp_scale_column(int k_tile0, int slice,
+                                        int chunk_first_col) {
+  const int slice_k0 = k_tile0 + slice * Config::kUnitsKPerWarp * kGemmUnitCols;
+  return slice_k0 / static_cast<int>(Config::kScaleTileK) - chunk_first_col;
+}
+
 // The cp.async weight copy of a stage: `threads` threads copy `chunks`
 // 16-byte chunks, `chunks_per_run` per n-unit run, consecutive runs
 // `run_words` words apart in the weight tensor; thread t's slot i copies
@@ -56,8 +69,8 @@ HUMMINGD_HD i64 wgmma_chunk_first_column(int first_tile) {
 HUMMINGD_HD constexpr bool wgmma_weight_slots_at_offsets(int threads,
                                                          int chunks,
                                                          int chunks_per_run) {
-  return chunks % threads == 0 && (chunks_per_run % threads == 0 ||
-                                   threads % chunks_per_run == 0);
+  return chunks % threads == 0 &&
+         (chunks_per_run % threads == 0 || threads % chunks_per_run == 0);
 }
 
 // That distance, in words.
@@ -66,16 +79,6 @@ HUMMINGD_HD constexpr i64 wgmma_weight_slot_offset(int slot, int threads,
                                                    i64 run_words) {
   return static_cast<i64>(slot) * threads / chunks_per_run * run_words +
          static_cast<i64>(slot) * threads % chunks_per_run * 4;
-}
-
-// Byte offset, in a checkpoint scale (or zero-point) tensor of
-// kElementBytes elements, of the 16-byte word where row's window for a
-// chunk starting at entry column first_col begins.
-template <class Config, int kElementBytes>
-HUMMINGD_HD i64 wgmma_window_base(i64 row, i64 first_col) {
-  return (((row / Config::kScaleTileN) * Config::kScaleColumns + first_col) *
-          kElementBytes) &
-         ~i64{15};
 }
 
 // Byte offset, inside row's window for a chunk starting at entry column
@@ -88,6 +91,47 @@ HUMMINGD_HD u32 wgmma_window_lead(i64 row, i64 first_col) {
              ((row / Config::kScaleTileN) * Config::kScaleColumns + first_col) *
              kElementBytes) &
          15u;
+}
+
+// The byte offsets of window words: 32-bit where the tensor's bytes fit
+// (every layer but the largest with fine fp32 scales), so that a chunk's
+// window copy does no 64-bit arithmetic.
+template <bool kNarrow>
+struct WgmmaWindowOffset {
+  using Type = i64;
+};
+template <>
+struct WgmmaWindowOffset<true> {
+  using Type = u32;
+};
+
+// The part of wgmma_window_base that depends on the row alone, plus `word`
+// whole words: the copier computes it once per thread, and a chunk's word
+// is then wgmma_window_word of it (adding whole 16-byte words commutes with
+// rounding down to one).
+template <class Config, int kElementBytes, class Offset>
+HUMMINGD_HD Offset wgmma_window_row_bytes(i64 row, int word) {
+  return static_cast<Offset>((row / Config::kScaleTileN) *
+                                 Config::kScaleColumns * kElementBytes +
+                             16 * word);
+}
+
+// Byte offset of a window word (wgmma_window_base + 16 * word) of a chunk
+// starting at entry column first_col, from its row part.
+template <int kElementBytes, class Offset>
+HUMMINGD_HD Offset wgmma_window_word(Offset row_bytes, int first_col) {
+  return (row_bytes + static_cast<Offset>(first_col) * kElementBytes) &
+         ~static_cast<Offset>(15);
+}
+
+// Byte offset, in a checkpoint scale (or zero-point) tensor of
+// kElementBytes elements, of the 16-byte word where row's window for a
+// chunk starting at entry column first_col begins.
+template <class Config, int kElementBytes>
+HUMMINGD_HD i64 wgmma_window_base(i64 row, i64 first_col) {
+  return wgmma_window_word<kElementBytes>(
+      wgmma_window_row_bytes<Config, kElementBytes, i64>(row, 0),
+      static_cast<int>(first_col));
 }
 
 #if defined(__CUDA_ARCH__)
@@ -152,6 +196,20 @@ struct WgmmaStageCopier {
   // cp.async: this thread's 16-byte chunks at tile 0.
   const u32* g_w[kWPointers > 0 ? kWPointers : 1];
   u32 s_w[kWSlots > 0 ? kWSlots : 1];
+  // Window copies of a chunk (not k-major): this thread's items, each one
+  // 16-byte word of one row's window, by their row part
+  // (wgmma_window_row_bytes).
+  static constexpr int kScaleItems = Tile::kBlockN * Config::kScaleWindowWords;
+  static constexpr int kZeroItems = Tile::kBlockN * Config::kZeroWindowWords;
+  static constexpr int kScaleItemSlots =
+      Tile::kKMajorScales ? 0 : (kScaleItems + kThreads - 1) / kThreads;
+  static constexpr int kZeroItemSlots =
+      Config::kZeroWords ? (kZeroItems + kThreads - 1) / kThreads : 0;
+  using WindowOffset = typename WgmmaWindowOffset<
+      Config::kScaleTensorBytes + 16 < (i64{1} << 31) &&
+      Config::kZeroTensorBytes + 16 < (i64{1} << 31)>::Type;
+  WindowOffset scale_row_bytes[kScaleItemSlots > 0 ? kScaleItemSlots : 1];
+  WindowOffset zero_row_bytes[kZeroItemSlots > 0 ? kZeroItemSlots : 1];
   // The checkpoint scales, or their k-major copy (Tile::kKMajorScales).
   const u8* g_scales;
   const u8* g_zeros;
@@ -204,6 +262,10 @@ struct WgmmaStageCopier {
       s_w[i] =
           static_cast<u32>(Config::kOffsetW + run * kRunBytes + chunk * 16);
     }
+    window_rows<Config::kScaleWindowWords, Config::kScaleElementBytes,
+                kScaleItemSlots>(scale_row_bytes);
+    window_rows<Config::kZeroWindowWords, Config::kZeroElementBytes,
+                kZeroItemSlots>(zero_row_bytes);
   }
 
   HUMMINGD_DEVICE static int min_int(int a, int b) { return a < b ? a : b; }
@@ -273,11 +335,10 @@ struct WgmmaStageCopier {
           break;
         }
         const u32* g_chunk =
-            kWSlotsAtOffsets
-                ? g_w[0] + tile * kWTileWords +
-                      wgmma_weight_slot_offset(i, kThreads, kWChunksPerRun,
-                                               kWRunWords)
-                : g_w[i] + tile * kWTileWords;
+            kWSlotsAtOffsets ? g_w[0] + tile * kWTileWords +
+                                   wgmma_weight_slot_offset(
+                                       i, kThreads, kWChunksPerRun, kWRunWords)
+                             : g_w[i] + tile * kWTileWords;
         copy_16_async_bytes(s_stage + s_w[i], g_chunk, 16u);
       }
     }
@@ -292,12 +353,14 @@ struct WgmmaStageCopier {
       copy_k_major_columns(s_chunk, first_col);
       return;
     }
-    copy_windows<Config::kScaleWindowWords, Config::kScaleElementBytes>(
-        s_chunk, g_scales, Config::kScaleTensorBytes, first_col);
+    copy_windows<kScaleItems, Config::kScaleElementBytes>(
+        s_chunk, g_scales, Config::kScaleTensorBytes, scale_row_bytes,
+        static_cast<int>(first_col));
     if constexpr (Config::kZeroWords) {
-      copy_windows<Config::kZeroWindowWords, Config::kZeroElementBytes>(
+      copy_windows<kZeroItems, Config::kZeroElementBytes>(
           s_chunk + Config::kOffsetChunkZeros, g_zeros,
-          Config::kZeroTensorBytes, first_col);
+          Config::kZeroTensorBytes, zero_row_bytes,
+          static_cast<int>(first_col));
     }
   }
 
@@ -323,22 +386,39 @@ struct WgmmaStageCopier {
     }
   }
 
-  template <int kWords, int kElementBytes>
-  HUMMINGD_DEVICE void copy_windows(u32 s_windows, const u8* g_tensor,
-                                    i64 tensor_bytes, i64 first_col) const {
+  // The row parts of this thread's window items (item id = thread + i *
+  // kThreads is word id % kWords of row id / kWords).
+  template <int kWords, int kElementBytes, int kSlots, int kArray>
+  HUMMINGD_DEVICE void window_rows(WindowOffset (&row_bytes)[kArray]) const {
     constexpr int kItems = Tile::kBlockN * kWords;
+    HUMMINGD_UNROLL
+    for (int i = 0; i < kSlots; ++i) {
+      const int id = min_int(thread + i * kThreads, kItems - 1);
+      row_bytes[i] =
+          wgmma_window_row_bytes<Config, kElementBytes, WindowOffset>(
+              n0 + id / kWords, id % kWords);
+    }
+  }
+
+  // Copies this thread's items of the windows of the chunk starting at
+  // entry column first_col; a word that runs past the tensor copies only
+  // the bytes inside it.
+  template <int kItems, int kElementBytes, int kArray>
+  HUMMINGD_DEVICE void copy_windows(u32 s_windows, const u8* g_tensor,
+                                    i64 tensor_bytes,
+                                    const WindowOffset (&row_bytes)[kArray],
+                                    int first_col) const {
+    const WindowOffset kTensorBytes = static_cast<WindowOffset>(tensor_bytes);
     HUMMINGD_UNROLL
     for (int i = 0; i < (kItems + kThreads - 1) / kThreads; ++i) {
       const int id = thread + i * kThreads;
       if (kItems % kThreads != 0 && id >= kItems) break;
-      const int row = id / kWords;
-      const i64 src =
-          wgmma_window_base<Config, kElementBytes>(n0 + row, first_col) +
-          16 * (id % kWords);
-      const i64 left = tensor_bytes - src;
-      const u32 bytes = left >= 16 ? 16u
-                        : left > 0 ? static_cast<u32>(left)
-                                   : 0u;
+      const WindowOffset src =
+          wgmma_window_word<kElementBytes>(row_bytes[i], first_col);
+      const u32 bytes = src + 16 <= kTensorBytes ? 16u
+                        : src < kTensorBytes
+                            ? static_cast<u32>(kTensorBytes - src)
+                            : 0u;
       copy_16_async_bytes(s_windows + id * 16, g_tensor + (bytes ? src : 0),
                           bytes);
     }

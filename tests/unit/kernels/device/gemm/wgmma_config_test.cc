@@ -37,7 +37,11 @@ void ExpectHostAgrees(const std::string& spec_text,
 
 // Every (row, k-tile of the chunk) element lies inside the row's window of
 // the chunk and inside the tensor (so inside the clamped copy), for every
-// chunk start of a split and every row of the first 256.
+// chunk start of a split and every row of the first 256; the copier's
+// 32-bit window words (row part once per thread, then one add and a mask
+// per chunk) are the 64-bit ones; and the k-loop's element column (the
+// warp's k-slice's column once per tile, plus a compile-time offset) is
+// the element's.
 template <class Config, int kElementBytes, int kWords>
 void ExpectWindowsHoldTheirChunks() {
   constexpr int kBlockK = Config::Tile::kBlockK;
@@ -49,6 +53,16 @@ void ExpectWindowsHoldTheirChunks() {
     for (long long row = 0; row < 256 && row < Config::kN; ++row) {
       const long long base =
           hd::wgmma_window_base<Config, kElementBytes>(row, first_col);
+      ASSERT_EQ(base % 16, 0);
+      for (int word = 0; word < kWords; ++word) {
+        const auto row_bytes =
+            hd::wgmma_window_row_bytes<Config, kElementBytes, hd::u32>(row,
+                                                                       word);
+        ASSERT_EQ(hd::wgmma_window_word<kElementBytes>(
+                      row_bytes, static_cast<int>(first_col)),
+                  static_cast<hd::u32>(base + 16 * word))
+            << "row " << row << " word " << word;
+      }
       const long long row_entry =
           (row / Config::kScaleTileN) * Config::kScaleColumns;
       for (int t = first_tile;
@@ -72,6 +86,14 @@ void ExpectWindowsHoldTheirChunks() {
           ASSERT_EQ(byte - base, lead + (col - first_col) * kElementBytes)
               << "row " << row << " chunk at tile " << first_tile << " tile "
               << t << " column " << k;
+          constexpr int kSliceCols = Config::kUnitsKPerWarp * hd::kGemmUnitCols;
+          const int slice = k / kSliceCols;
+          const int d = k % kSliceCols;
+          ASSERT_EQ(hd::wgmma_warp_scale_column<Config>(
+                        t * kBlockK, slice, static_cast<int>(first_col)) +
+                        d / static_cast<int>(Config::kScaleTileK),
+                    col - first_col)
+              << "tile " << t << " slice " << slice << " column " << d;
         }
       }
     }
@@ -241,6 +263,32 @@ TEST(WgmmaConfigTest, ChunkWindowsHoldEveryElementTheirTilesRead) {
   using C7 =
       hd::WgmmaConfig<Tensor, hd::WgmmaTile<8, 128, 64, 2, 12>, 256, 1024>;
   ExpectWindowsHoldTheirChunks<C7, 4, C7::kScaleWindowWords>();
+  // k-split warps: slices of 256 columns (one group of 128 is half a
+  // slice), of 128 (groups of 32, four per slice; of 256, a slice is half
+  // a group) and the channel-wise scale of K = 3072 (a slice of 128 lies in
+  // it).
+  using K4 =
+      hd::WgmmaConfig<G128,
+                      hd::WgmmaTile<8, 32, 1024, 2, 3, false, false, false, 4>,
+                      256, 4096>;
+  ExpectWindowsHoldTheirChunks<K4, 2, K4::kScaleWindowWords>();
+  using K8 = hd::WgmmaConfig<
+      G32, hd::WgmmaTile<8, 16, 1024, 2, 4, false, false, false, 8>, 256, 4096>;
+  ExpectWindowsHoldTheirChunks<K8, 4, K8::kScaleWindowWords>();
+  ExpectWindowsHoldTheirChunks<K8, 1, K8::kZeroWindowWords>();
+  using G256W4 =
+      hd::GemmFormat<CK::kUint, 4, 0, 0, SL::kGroup, 1, 256, ST::kFp16,
+                     ZK::kNone, SK::kNone, ST::kFp16, ST::kFp16, false>;
+  using K8Wide =
+      hd::WgmmaConfig<G256W4,
+                      hd::WgmmaTile<8, 16, 1024, 2, 4, false, false, false, 8>,
+                      256, 4096>;
+  ExpectWindowsHoldTheirChunks<K8Wide, 2, K8Wide::kScaleWindowWords>();
+  using K8Channel =
+      hd::WgmmaConfig<Channel,
+                      hd::WgmmaTile<8, 16, 1024, 2, 4, false, false, false, 8>,
+                      256, 3072>;
+  ExpectWindowsHoldTheirChunks<K8Channel, 2, K8Channel::kScaleWindowWords>();
 }
 
 }  // namespace
