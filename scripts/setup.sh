@@ -16,6 +16,7 @@ packages=(
   libgrpc++-dev libgrpc-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev libspdlog-dev librocksdb-dev libgtest-dev libgmock-dev
   libyaml-cpp-dev libssl-dev libxxhash-dev
+  python3
 )
 
 missing=()

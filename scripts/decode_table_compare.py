@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Compares two decode tables (hummingd_gemm_bench JSON, bench/results/).
+
+Issue 5 asks two things of every new table: how many of its M <= 64 targets
+it meets, and that no case at M > 64 runs more than 3% slower than in the
+previous committed table. This prints both, and how the times moved:
+
+  targets met at M <= 64, new against old, and the rows that flipped;
+  new / old time per M group (<= 8, 16-32, 64, > 64): range and median;
+  at M > 64 the same ratio normalized by the rows' own cuBLAS times (a
+  machine that ran slower that day moves both), and every row above the
+  limit;
+  numerics failures in the new table.
+
+Exit status 1 when a row at M > 64 ran slower than --max-slowdown (default
+1.03) times its old time, when the new table has a numerics failure, or
+when the tables do not hold the same cases; 2 on unreadable input.
+
+  scripts/decode_table_compare.py OLD.json NEW.json [--max-slowdown 1.03]
+"""
+
+import argparse
+import json
+import statistics
+import sys
+
+DECODE_MAX_M = 64
+M_GROUPS = (("M <= 8", lambda m: m <= 8), ("M = 16 / 32", lambda m: 16 <= m <= 32),
+            ("M = 64", lambda m: m == 64), ("M > 64", lambda m: m > DECODE_MAX_M))
+
+
+def case_key(row):
+    return (row["spec"], row["n"], row["k"], row["m"])
+
+
+def short_case(row):
+    spec = row["spec"]
+    weight = spec.split(",")[0].removeprefix("weight=")
+    act = next((part.removeprefix("act=") for part in spec.split(",")
+                if part.startswith("act=")), "?")
+    return f"{weight} {act} {row['n']}x{row['k']} M = {row['m']}"
+
+
+def load_rows(path):
+    with open(path, encoding="utf-8") as f:
+        rows = json.load(f)
+    if not isinstance(rows, list):
+        raise ValueError(f"{path}: not a JSON array of rows")
+    table = {}
+    for row in rows:
+        key = case_key(row)
+        if key in table:
+            raise ValueError(f"{path}: case {short_case(row)} appears twice")
+        table[key] = row
+    return table
+
+
+def ratio_line(ratios):
+    if not ratios:
+        return "no rows"
+    ordered = sorted(ratios)
+    return (f"{ordered[0]:.3f}-{ordered[-1]:.3f}x "
+            f"(median {statistics.median(ordered):.3f}, {len(ordered)} rows)")
+
+
+def compare(old, new, max_slowdown):
+    """Returns (report lines, whether every gate holds)."""
+    lines = []
+    gates_hold = True
+    missing = sorted(set(old) - set(new))
+    extra = sorted(set(new) - set(old))
+    if missing or extra:
+        gates_hold = False
+        for key in missing:
+            lines.append(f"only in the old table: {short_case(old[key])}")
+        for key in extra:
+            lines.append(f"only in the new table: {short_case(new[key])}")
+    common = sorted(set(old) & set(new), key=lambda key: key[1:] + key[:1])
+
+    decode = [key for key in common if key[3] <= DECODE_MAX_M]
+    with_target = [key for key in decode if new[key].get("target_us") is not None]
+    met_new = sum(1 for key in with_target if new[key].get("meets"))
+    met_old = sum(1 for key in with_target if old[key].get("meets"))
+    lines.append(f"targets met at M <= {DECODE_MAX_M}: {met_new} of {len(with_target)} "
+                 f"(old: {met_old})")
+    for key in with_target:
+        was, now = bool(old[key].get("meets")), bool(new[key].get("meets"))
+        if was != now:
+            lines.append(f"  {'met' if now else 'lost'}: {short_case(new[key])}: "
+                         f"{old[key]['us']:.2f} -> {new[key]['us']:.2f} us, "
+                         f"target {new[key]['target_us']:.2f}")
+
+    for name, in_group in M_GROUPS:
+        ratios = [new[key]["us"] / old[key]["us"] for key in common if in_group(key[3])]
+        lines.append(f"new / old, {name}: {ratio_line(ratios)}")
+
+    prefill = [key for key in common if key[3] > DECODE_MAX_M]
+    normalized = [new[key]["us"] / old[key]["us"] /
+                  (new[key]["cublas_us"] / old[key]["cublas_us"])
+                  for key in prefill
+                  if new[key].get("cublas_us") and old[key].get("cublas_us")]
+    if normalized:
+        lines.append(f"new / old at M > {DECODE_MAX_M} over the rows' cuBLAS new / old: "
+                     f"median {statistics.median(normalized):.3f}")
+    slower = [key for key in prefill if new[key]["us"] > max_slowdown * old[key]["us"]]
+    lines.append(f"rows at M > {DECODE_MAX_M} slower than {max_slowdown:.3f}x: {len(slower)}")
+    for key in slower:
+        lines.append(f"  {short_case(new[key])}: {old[key]['us']:.2f} -> "
+                     f"{new[key]['us']:.2f} us ({new[key]['us'] / old[key]['us']:.3f}x)")
+    if slower:
+        gates_hold = False
+
+    failures = [key for key in new if not new[key].get("numerics_ok", False)]
+    lines.append(f"numerics failures in the new table: {len(failures)}")
+    for key in failures:
+        lines.append(f"  {short_case(new[key])}")
+    if failures:
+        gates_hold = False
+    return lines, gates_hold
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("old")
+    parser.add_argument("new")
+    parser.add_argument("--max-slowdown", type=float, default=1.03)
+    args = parser.parse_args(argv)
+    try:
+        old, new = load_rows(args.old), load_rows(args.new)
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        print(f"decode_table_compare: {error}", file=sys.stderr)
+        return 2
+    lines, gates_hold = compare(old, new, args.max_slowdown)
+    print("\n".join(lines))
+    return 0 if gates_hold else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""scripts/decode_table_compare.py on small made-up tables: the M > 64 gate
+trips just above its limit and not below, decode rows never trip it, flips,
+missing cases and numerics failures are reported, and the cuBLAS-normalized
+median is the ratio of ratios."""
+
+import io
+import json
+import os
+import sys
+import tempfile
+import unittest
+from contextlib import redirect_stdout
+
+sys.path.insert(0, os.environ.get(
+    "HUMMINGD_SCRIPTS",
+    os.path.join(os.path.dirname(__file__), "..", "..", "..", "scripts")))
+import decode_table_compare  # noqa: E402
+
+SPEC = "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16"
+
+
+def row(m, us, *, n=8192, k=8192, target=None, meets=None, cublas=100.0,
+        numerics_ok=True):
+    return {"spec": SPEC, "n": n, "k": k, "m": m, "us": us, "roofline_us": 1.0,
+            "fraction": 0.5, "cublas_us": cublas, "target_us": target,
+            "meets": meets, "rel_err": 1e-4, "non_finite": 0,
+            "numerics_ok": numerics_ok, "kernel": "tile=8x32x1024", "splits": 1}
+
+
+def table(*rows):
+    return {decode_table_compare.case_key(r): r for r in rows}
+
+
+class CompareTest(unittest.TestCase):
+
+    def test_prefill_gate_trips_just_above_its_limit_only(self):
+        old = table(row(1, 10.0, target=10.4, meets=True), row(1024, 200.0))
+        _, holds = decode_table_compare.compare(
+            old, table(row(1, 10.0, target=10.4, meets=True), row(1024, 205.8)), 1.03)
+        self.assertTrue(holds)
+        lines, holds = decode_table_compare.compare(
+            old, table(row(1, 10.0, target=10.4, meets=True), row(1024, 206.2)), 1.03)
+        self.assertFalse(holds)
+        self.assertIn("rows at M > 64 slower than 1.030x: 1", lines)
+        self.assertTrue(any("206.20 us (1.031x)" in line for line in lines), lines)
+
+    def test_decode_slowdowns_do_not_trip_the_gate(self):
+        old = table(row(8, 10.0, target=10.4, meets=True), row(256, 50.0))
+        new = table(row(8, 12.0, target=10.4, meets=False), row(256, 50.0))
+        lines, holds = decode_table_compare.compare(old, new, 1.03)
+        self.assertTrue(holds)
+        self.assertIn("targets met at M <= 64: 0 of 1 (old: 1)", lines)
+        self.assertTrue(any(line.startswith("  lost: uint4 fp16 8192x8192 M = 8")
+                            for line in lines), lines)
+        self.assertIn("new / old, M <= 8: 1.200-1.200x (median 1.200, 1 rows)", lines)
+
+    def test_a_flip_to_met_is_named(self):
+        old = table(row(16, 11.0, target=10.5, meets=False))
+        new = table(row(16, 10.4, target=10.5, meets=True))
+        lines, _ = decode_table_compare.compare(old, new, 1.03)
+        self.assertIn("  met: uint4 fp16 8192x8192 M = 16: 11.00 -> 10.40 us, "
+                      "target 10.50", lines)
+
+    def test_cases_in_one_table_only_fail_the_comparison(self):
+        old = table(row(1, 10.0), row(4096, 700.0))
+        new = table(row(1, 10.0), row(4096, 700.0, n=4096))
+        lines, holds = decode_table_compare.compare(old, new, 1.03)
+        self.assertFalse(holds)
+        self.assertIn("only in the old table: uint4 fp16 8192x8192 M = 4096", lines)
+        self.assertIn("only in the new table: uint4 fp16 4096x8192 M = 4096", lines)
+
+    def test_a_numerics_failure_fails_the_comparison(self):
+        old = table(row(2, 10.0))
+        lines, holds = decode_table_compare.compare(
+            old, table(row(2, 10.0, numerics_ok=False)), 1.03)
+        self.assertFalse(holds)
+        self.assertIn("numerics failures in the new table: 1", lines)
+
+    def test_cublas_normalized_median_divides_the_two_ratios(self):
+        old = table(row(1024, 200.0, cublas=100.0), row(4096, 800.0, cublas=400.0),
+                    row(8192, 1600.0, cublas=800.0))
+        new = table(row(1024, 210.0, cublas=105.0), row(4096, 820.0, cublas=400.0),
+                    row(8192, 1600.0, cublas=880.0))
+        lines, _ = decode_table_compare.compare(old, new, 1.03)
+        # 1.05 / 1.05 = 1.000, 1.025 / 1.0 = 1.025, 1.0 / 1.1 = 0.909.
+        self.assertIn("new / old at M > 64 over the rows' cuBLAS new / old: "
+                      "median 1.000", lines)
+
+
+class MainTest(unittest.TestCase):
+
+    def write(self, folder, name, rows):
+        path = os.path.join(folder, name)
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(rows, f)
+        return path
+
+    def run_main(self, *args):
+        out = io.StringIO()
+        with redirect_stdout(out):
+            code = decode_table_compare.main(list(args))
+        return code, out.getvalue()
+
+    def test_exit_status_follows_the_gate(self):
+        with tempfile.TemporaryDirectory() as folder:
+            old = self.write(folder, "old.json", [row(1024, 200.0)])
+            fast = self.write(folder, "fast.json", [row(1024, 190.0)])
+            slow = self.write(folder, "slow.json", [row(1024, 220.0)])
+            self.assertEqual(self.run_main(old, fast)[0], 0)
+            self.assertEqual(self.run_main(old, slow)[0], 1)
+            self.assertEqual(self.run_main(old, slow, "--max-slowdown", "1.2")[0], 0)
+
+    def test_unreadable_or_duplicated_input_is_exit_two(self):
+        with tempfile.TemporaryDirectory() as folder:
+            old = self.write(folder, "old.json", [row(1, 10.0)])
+            truncated = os.path.join(folder, "truncated.json")
+            with open(truncated, "w", encoding="utf-8") as f:
+                f.write('[{"spec": "weight=uint4", "n": 81')
+            twice = self.write(folder, "twice.json", [row(1, 10.0), row(1, 11.0)])
+            self.assertEqual(self.run_main(old, truncated)[0], 2)
+            self.assertEqual(self.run_main(old, twice)[0], 2)
+            self.assertEqual(self.run_main(old, os.path.join(folder, "none"))[0], 2)
+
+
+if __name__ == "__main__":
+    unittest.main()
