@@ -5,7 +5,8 @@
 # driver or the C/C++ runtime travels, and neither does NVRTC (109 MB; the
 # device machine's CUDA 13 toolkit has it, scripts/gpu_round.sh checks).
 #
-#   [OLD_BENCH=path OLD_COMMIT=hash] scripts/pack_gpu_round.sh [BUILD_DIR (default ./build)] [DEST]
+#   [OLD_BENCH=path OLD_COMMIT=hash] [PATCH_BENCH=path PATCH_NAME=name] \
+#     scripts/pack_gpu_round.sh [BUILD_DIR (default ./build)] [DEST]
 set -euo pipefail
 build=${1:-build}
 dest=${2:-.device-carry}
@@ -53,6 +54,17 @@ if [[ -n "${OLD_BENCH:-}" ]]; then
   # distribution packages; a build with other dependencies is not supported).
   strip --strip-debug "$dest/old/bin/hummingd_gemm_bench" || true
   echo "${OLD_COMMIT:-unknown}" > "$dest/old/COMMIT"
+fi
+
+# PATCH_BENCH=path: a bench built with a device-code patch applied
+# (scripts/build_patch_bench.sh), for scripts/patch_ab.sh against this
+# build's bench (PATCH_NAME names it).
+if [[ -n "${PATCH_BENCH:-}" ]]; then
+  [[ -x "$PATCH_BENCH" ]] || { echo "pack_gpu_round: PATCH_BENCH '$PATCH_BENCH' is not an executable" >&2; exit 1; }
+  mkdir -p "$dest/patch/bin"
+  cp "$PATCH_BENCH" "$dest/patch/bin/hummingd_gemm_bench"
+  strip --strip-debug "$dest/patch/bin/hummingd_gemm_bench" || true
+  echo "${PATCH_NAME:-patch}" > "$dest/patch/NAME"
 fi
 
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
