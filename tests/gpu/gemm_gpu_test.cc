@@ -7,18 +7,15 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
+#include <iostream>
 #include <iterator>
 #include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "common/status_macros.h"
 #include "gtest/gtest.h"
 #include "hummingd/gpu/cuda_driver.h"
@@ -813,86 +810,6 @@ INSTANTIATE_TEST_SUITE_P(Formats, GemmCorrectnessTest,
                          ::testing::ValuesIn(kCases));
 INSTANTIATE_TEST_SUITE_P(Decode, GemmCorrectnessTest,
                          ::testing::ValuesIn(DecodeCases()));
-
-// Host-timed back-to-back launches (no CUDA events in the driver table):
-// W4A16 g128 N = K = 8192, weights rotated over enough copies to exceed 3x
-// a 60 MB L2. Runs only with HUMMINGD_GEMM_BENCH=1; writes gemm_bench.md to
-// $HUMMINGD_GPU_RESULTS_DIR.
-TEST(GemmBenchTest, W4A16Timing) {
-  HUMMINGD_REQUIRE_GPU();
-  if (std::getenv("HUMMINGD_GEMM_BENCH") == nullptr) {
-    GTEST_SKIP() << "set HUMMINGD_GEMM_BENCH=1 to time";
-  }
-  const char* spec = "weight=uint4,group=128,scale=fp16";
-  constexpr int64_t kN = 8192;
-  constexpr int64_t kK = 8192;
-  constexpr int kCopies = 7;  // 7 x 32 MB of weights
-  const std::vector<int64_t> ms = {1, 16, 64, 256, 1024, 4096};
-  absl::StatusOr<GemmLayerKernels> kernels =
-      ResolveGemm(spec, kN, kK, TestArch(TestDevice()));
-  ASSERT_TRUE(kernels.ok()) << kernels.status();
-  ArtifactCache cache;
-  auto gemm = LoadedKernelSet::Load(kernels->gemm, cache);
-  ASSERT_TRUE(gemm.ok()) << gemm.status();
-  int64_t workspace = 0;
-  int64_t counters = 0;
-  for (int64_t m : ms) {
-    const PlanEntry& entry = **GemmEntryForM(kernels->plan, m);
-    workspace = std::max(workspace, GemmWorkspaceBytes(entry, m));
-    counters = std::max(counters, GemmCounterBytes(entry, m));
-  }
-  DeviceGemmLayer layer;
-  ASSERT_TRUE(layer.Init(spec, kN, kK, ms.back(), workspace, counters, 1).ok());
-  std::vector<DeviceBuffer> copies(kCopies);
-  const size_t weight_bytes = kN * kK / 2;
-  for (DeviceBuffer& copy : copies) {
-    ASSERT_TRUE(copy.Allocate(weight_bytes).ok());
-    ASSERT_TRUE(copy.Fill(0x5A).ok());
-  }
-  absl::StatusOr<const CudaDriverApi*> api = CudaDriver();
-  ASSERT_TRUE(api.ok());
-  std::string table =
-      "| M | config | grid | median us | roofline us | % of roofline |\n"
-      "|---:|---|---|---:|---:|---:|\n";
-  for (int64_t m : ms) {
-    GemmBuffers buffers = layer.buffers();
-    const PlanEntry& entry = **GemmEntryForM(kernels->plan, m);
-    constexpr int kBatch = 30;
-    std::vector<double> per_launch;
-    for (int batch = 0; batch < 6; ++batch) {
-      ASSERT_TRUE(CudaCheck((*api)->cuCtxSynchronize(), "sync").ok());
-      const auto start = std::chrono::steady_clock::now();
-      for (int i = 0; i < kBatch; ++i) {
-        buffers.weights = copies[(batch * kBatch + i) % kCopies].get();
-        ASSERT_TRUE(LaunchGemm(**gemm, buffers, m, nullptr).ok());
-      }
-      ASSERT_TRUE(CudaCheck((*api)->cuCtxSynchronize(), "sync").ok());
-      const double us = std::chrono::duration<double, std::micro>(
-                            std::chrono::steady_clock::now() - start)
-                            .count();
-      if (batch > 0) per_launch.push_back(us / kBatch);  // batch 0 warms up
-    }
-    std::sort(per_launch.begin(), per_launch.end());
-    const double median = per_launch[per_launch.size() / 2];
-    const double bytes =
-        kN * kK / 2.0 + kN * (kK / 128) * 2.0 + 2.0 * m * kK + 2.0 * m * kN;
-    const double roofline =
-        std::max(bytes / 4.18e12, 2.0 * m * kN * kK / 800e12) * 1e6;
-    absl::StrAppend(
-        &table,
-        absl::StrFormat(
-            "| %d | %s | %dx%dx%d | %.1f | %.1f | %.0f%% |\n", m,
-            entry.config.text,
-            (m + entry.launch.m_per_block_x - 1) / entry.launch.m_per_block_x,
-            entry.launch.grid_y, entry.launch.grid_z, median, roofline,
-            100.0 * roofline / median));
-  }
-  std::cout << table;
-  if (const char* dir = std::getenv("HUMMINGD_GPU_RESULTS_DIR")) {
-    std::ofstream(std::string(dir) + "/gemm_bench.md") << table;
-  }
-  SUCCEED();
-}
 
 }  // namespace
 }  // namespace hummingd::gpu::testing
