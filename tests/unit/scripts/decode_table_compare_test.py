@@ -77,6 +77,16 @@ class CompareTest(unittest.TestCase):
         self.assertFalse(holds)
         self.assertIn("numerics failures in the new table: 1", lines)
 
+    def test_every_m_falls_in_a_group(self):
+        ms = (1, 9, 15, 33, 57, 64, 65)
+        old = table(*(row(m, 10.0) for m in ms))
+        new = table(*(row(m, 11.0) for m in ms))
+        lines, _ = decode_table_compare.compare(old, new, 1.03)
+        counted = sum(int(line.split(", ")[-1].split(" rows")[0])
+                      for line in lines
+                      if line.startswith("new / old, M") and "rows)" in line)
+        self.assertEqual(counted, len(ms), lines)
+
     def test_cublas_normalized_median_divides_the_two_ratios(self):
         old = table(row(1024, 200.0, cublas=100.0), row(4096, 800.0, cublas=400.0),
                     row(8192, 1600.0, cublas=800.0))
@@ -118,7 +128,11 @@ class MainTest(unittest.TestCase):
             with open(truncated, "w", encoding="utf-8") as f:
                 f.write('[{"spec": "weight=uint4", "n": 81')
             twice = self.write(folder, "twice.json", [row(1, 10.0), row(1, 11.0)])
+            no_time = self.write(folder, "no_time.json", [row(1, None)])
+            zero_time = self.write(folder, "zero_time.json", [row(1, 0.0)])
             self.assertEqual(self.run_main(old, truncated)[0], 2)
+            self.assertEqual(self.run_main(old, no_time)[0], 2)
+            self.assertEqual(self.run_main(zero_time, old)[0], 2)
             self.assertEqual(self.run_main(old, twice)[0], 2)
             self.assertEqual(self.run_main(old, os.path.join(folder, "none"))[0], 2)
 
