@@ -44,26 +44,25 @@ while read -r name path; do
   strip --strip-unneeded "$dest/lib/$name" 2>/dev/null || true
 done
 
-# OLD_BENCH=path: another build's bench travels too, for scripts/ab_sweep.sh
-# (OLD_COMMIT names it).
+# Another build's bench, stripped, to DIR/bin: it runs on this build's
+# shared libraries (the same distribution packages; a build with other
+# dependencies is not supported).
+carry_bench() {  # VARIABLE_NAME PATH DIR
+  [[ -x "$2" ]] || { echo "pack_gpu_round: $1 '$2' is not an executable" >&2; exit 1; }
+  mkdir -p "$3/bin"
+  cp "$2" "$3/bin/hummingd_gemm_bench"
+  strip --strip-debug "$3/bin/hummingd_gemm_bench" || true
+}
+# OLD_BENCH=path: for scripts/ab_sweep.sh (OLD_COMMIT names it).
 if [[ -n "${OLD_BENCH:-}" ]]; then
-  [[ -x "$OLD_BENCH" ]] || { echo "pack_gpu_round: OLD_BENCH '$OLD_BENCH' is not an executable" >&2; exit 1; }
-  mkdir -p "$dest/old/bin"
-  cp "$OLD_BENCH" "$dest/old/bin/hummingd_gemm_bench"
-  # The old bench runs on this build's shared libraries (the same
-  # distribution packages; a build with other dependencies is not supported).
-  strip --strip-debug "$dest/old/bin/hummingd_gemm_bench" || true
+  carry_bench OLD_BENCH "$OLD_BENCH" "$dest/old"
   echo "${OLD_COMMIT:-unknown}" > "$dest/old/COMMIT"
 fi
-
 # PATCH_BENCH=path: a bench built with a device-code patch applied
 # (scripts/build_patch_bench.sh), for scripts/patch_ab.sh against this
 # build's bench (PATCH_NAME names it).
 if [[ -n "${PATCH_BENCH:-}" ]]; then
-  [[ -x "$PATCH_BENCH" ]] || { echo "pack_gpu_round: PATCH_BENCH '$PATCH_BENCH' is not an executable" >&2; exit 1; }
-  mkdir -p "$dest/patch/bin"
-  cp "$PATCH_BENCH" "$dest/patch/bin/hummingd_gemm_bench"
-  strip --strip-debug "$dest/patch/bin/hummingd_gemm_bench" || true
+  carry_bench PATCH_BENCH "$PATCH_BENCH" "$dest/patch"
   echo "${PATCH_NAME:-patch}" > "$dest/patch/NAME"
 fi
 
