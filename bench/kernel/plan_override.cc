@@ -38,6 +38,46 @@ absl::StatusOr<std::vector<PlanOverride>> ParsePlanOverrides(
   return overrides;
 }
 
+absl::Status ValidatePlanOverride(const KernelRequest& request,
+                                  const PlanOverride& override_entry) {
+  RETURN_IF_ERROR(
+      ValidateGemmTile(override_entry.tile, request.shape.n, request.shape.k));
+  // The set's launcher must handle the tile (e.g. pass the k-major copy
+  // as GemmArgs::scales for layout=kmajor, read ksplit=S or 128 tokens).
+  const uint32_t tile_abi = GemmTileLaunchAbi(override_entry.tile);
+  if (request.launch_abi < tile_abi) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--override: '", FormatGemmTileText(override_entry.tile),
+                     "' needs launch ABI ", tile_abi,
+                     " or later (the request has ", request.launch_abi, ")"));
+  }
+  // The kernel would refuse it at compile time (a static_assert); say so
+  // as a bad argument, before NVRTC.
+  if (override_entry.tile.k_major_scales &&
+      !WgmmaTakesKMajorScales(override_entry.tile, request.spec,
+                              request.shape.k)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--override: layout=kmajor needs one scale per row (group or "
+        "channel scales) and no zero points; ",
+        FormatSpecText(request.spec), " has other scales"));
+  }
+  // k-split warps sum their slices in the block: nothing meets partials.
+  if (override_entry.tile.warp_split_k > 1 && override_entry.splits != 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--override: ksplit tiles run unsplit (got ",
+                     override_entry.splits, " splits)"));
+  }
+  // The kernel would refuse it at compile time (a static_assert).
+  if (!WgmmaKSplitHoldsScalePeriods(override_entry.tile, request.spec,
+                                    request.shape.k)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--override: each ksplit warp's slice (BK / S columns) must hold "
+        "whole scale groups of ",
+        FormatSpecText(request.spec)));
+  }
+  return absl::OkStatus();
+}
+
 namespace {
 
 // A set carries each cubin once, in the first kernel that uses it: before
@@ -73,41 +113,7 @@ absl::Status ApplyPlanOverrides(const KernelRequest& request,
           "--override: no M range of the plan ends at ", override_entry.m_max,
           " (its ranges end at ", absl::StrJoin(ends, ", "), ")"));
     }
-    RETURN_IF_ERROR(ValidateGemmTile(override_entry.tile, request.shape.n,
-                                     request.shape.k));
-    // The set's launcher must handle the tile (e.g. pass the k-major copy
-    // as GemmArgs::scales for layout=kmajor, read ksplit=S or 128 tokens).
-    const uint32_t tile_abi = GemmTileLaunchAbi(override_entry.tile);
-    if (request.launch_abi < tile_abi) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--override: '", FormatGemmTileText(override_entry.tile),
-                       "' needs launch ABI ", tile_abi,
-                       " or later (the request has ", request.launch_abi, ")"));
-    }
-    // The kernel would refuse it at compile time (a static_assert); say so
-    // as a bad argument, before NVRTC.
-    if (override_entry.tile.k_major_scales &&
-        !WgmmaTakesKMajorScales(override_entry.tile, request.spec,
-                                request.shape.k)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--override: layout=kmajor needs one scale per row (group or "
-          "channel scales) and no zero points; ",
-          FormatSpecText(request.spec), " has other scales"));
-    }
-    // k-split warps sum their slices in the block: nothing meets partials.
-    if (override_entry.tile.warp_split_k > 1 && override_entry.splits != 1) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--override: ksplit tiles run unsplit (got ",
-                       override_entry.splits, " splits)"));
-    }
-    // The kernel would refuse it at compile time (a static_assert).
-    if (!WgmmaKSplitHoldsScalePeriods(override_entry.tile, request.spec,
-                                      request.shape.k)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--override: each ksplit warp's slice (BK / S columns) must hold "
-          "whole scale groups of ",
-          FormatSpecText(request.spec)));
-    }
+    RETURN_IF_ERROR(ValidatePlanOverride(request, override_entry));
     const PlanEntry entry =
         MakeGemmPlanEntry(kernel->m_min(), kernel->m_max(), override_entry.tile,
                           request.spec, request.shape, override_entry.splits,

@@ -30,6 +30,16 @@ struct PlanOverride {
 absl::StatusOr<std::vector<PlanOverride>> ParsePlanOverrides(
     absl::string_view text);
 
+// What ApplyPlanOverrides checks of an override before compiling it, as a
+// bad argument naming the rule: the tile is legal for the layer, the
+// request's launch ABI runs it, layout=kmajor has one scale per row and no
+// zero points, and k-split warps run unsplit with whole scale groups in
+// each warp's slice (rules the kernel would otherwise refuse in a
+// static_assert). Also used to compile-check sweep files without a GPU
+// (hummingd_planned_cubins --sweep).
+absl::Status ValidatePlanOverride(const KernelRequest& request,
+                                  const PlanOverride& override_entry);
+
 // In `set` (a GEMM kernel set resolved for `request`), the kernel of every
 // overridden range is replaced by one compiled here from the override's
 // tile and split-K factor, with the launch the planner would give that

@@ -182,6 +182,35 @@ TEST(PlanOverrideTest, RefusesUnknownRangesAndIllegalTiles) {
   EXPECT_EQ(set.kernels(1).entry(), "planned");
 }
 
+TEST(PlanOverrideTest, ValidateAcceptsPlannableTilesAndNamesTheBrokenRule) {
+  // What hummingd_planned_cubins --sweep checks before compiling a sweep's
+  // tile: the same rules as ApplyPlanOverrides, without a kernel set.
+  const KernelRequest request = W4Request();
+  auto override_of = [](const char* text) {
+    absl::StatusOr<std::vector<PlanOverride>> parsed = ParsePlanOverrides(text);
+    EXPECT_TRUE(parsed.ok()) << parsed.status();
+    return parsed->at(0);
+  };
+  EXPECT_TRUE(ValidatePlanOverride(
+                  request, override_of("8:tile=8x32x1024,warps=1x8,stages=3,"
+                                       "mma=wgmma,ksplit=4:1"))
+                  .ok());
+  const absl::Status split_ksplit = ValidatePlanOverride(
+      request,
+      override_of("8:tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4:2"));
+  EXPECT_EQ(split_ksplit.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(split_ksplit.message().find("ksplit tiles run unsplit"),
+            std::string::npos)
+      << split_ksplit;
+  // N = 8320 is no multiple of the 256-row block.
+  KernelRequest other_n = request;
+  other_n.shape.n = 8320;
+  const std::string tile16 = std::string("16:") + kTile16 + ":4";
+  EXPECT_TRUE(ValidatePlanOverride(request, override_of(tile16.c_str())).ok());
+  EXPECT_EQ(ValidatePlanOverride(other_n, override_of(tile16.c_str())).code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 TEST(PlanOverrideTest, WgmmaCopyKeepsTilesAndSplitsAndSkipsMmaSync) {
   v1::KernelSet set = TwoRanges();
   set.mutable_kernels(0)->set_config("tile=16x64x128,warps=1x4,stages=4");

@@ -10,6 +10,12 @@
 //
 // DIR/<i>.cubin, one per distinct (spec, layer, tile), and DIR/index.tsv:
 // i, spec, NxK, tile text, cubin bytes.
+//
+// With --sweep FILE (a scripts/tile_sweep.sh file), the override tiles of
+// its lines instead: each is checked as the bench's --override checks it
+// and compiled, and a line per tile says its registers and stack bytes, so
+// that a sweep's candidates are known to build before the device call. A
+// tile that fails is reported with its file line; the exit status is then 1.
 
 #include <cstdio>
 #include <filesystem>
@@ -22,8 +28,12 @@
 #include "absl/flags/parse.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "bench/kernel/decode_cases.h"
+#include "bench/kernel/plan_override.h"
 #include "kernels/codegen.h"
+#include "kernels/cubin_info.h"
+#include "kernels/gemm_decode_plan.h"
 #include "kernels/gpu_target.h"
 #include "kernels/launch_abi.h"
 #include "kernels/nvrtc_compiler.h"
@@ -40,6 +50,9 @@ ABSL_FLAG(std::string, specs, hummingd::bench::DecodeSpecsText(),
           "';'-separated specs (text form)");
 ABSL_FLAG(std::string, shapes, hummingd::bench::DecodeLayersText(),
           "comma-separated NxK");
+ABSL_FLAG(std::string, sweep, "",
+          "a tile sweep file (SPEC|NxK|MS|OVERRIDE lines): compile its "
+          "override tiles instead of the planned kernels");
 
 namespace hummingd {
 namespace {
@@ -48,6 +61,119 @@ int Fail(const std::string& what, const absl::Status& status) {
   std::fprintf(stderr, "planned_cubins: %s: %s\n", what.c_str(),
                status.ToString().c_str());
   return 1;
+}
+
+KernelRequest GemmRequest(const QuantSpec& spec, const LayerShape& shape,
+                          const GpuTarget& gpu) {
+  KernelRequest request;
+  request.family = KernelFamily::kGemm;
+  request.spec = spec;
+  request.shape = shape;
+  request.gpu = gpu;
+  request.launch_abi = kCurrentLaunchAbi;
+  return request;
+}
+
+// Compiles `config` for `request` into out/<count>.cubin with its index
+// line; false (after saying why) when it does not build.
+bool CompileInto(const std::filesystem::path& out, const KernelRequest& request,
+                 const KernelConfig& config, const std::string& key, int count,
+                 std::ofstream& index, std::string* summary) {
+  absl::StatusOr<KernelSource> source = GenerateStub(request, config);
+  absl::StatusOr<CompiledKernel> kernel =
+      source.ok() ? CompileKernel(*source, request.gpu)
+                  : absl::StatusOr<CompiledKernel>(source.status());
+  if (!kernel.ok()) {
+    Fail(key, kernel.status());
+    return false;
+  }
+  std::ofstream(out / absl::StrCat(count, ".cubin"), std::ios::binary)
+      << kernel->cubin;
+  index << count << "\t" << key << "\t" << kernel->cubin.size() << "\n";
+  if (summary != nullptr) {
+    absl::StatusOr<CubinInfo> info = InspectCubin(kernel->cubin);
+    *summary =
+        info.ok() && info->registers.count(kernel->entry) > 0
+            ? absl::StrCat(info->registers.at(kernel->entry), " registers, ",
+                           info->frame_bytes[kernel->entry], " bytes of stack")
+            : "registers unknown";
+  }
+  return true;
+}
+
+// --sweep: the override tiles of a tile sweep file, each checked and
+// compiled; 1 when any line or tile failed.
+int CompileSweep(const std::filesystem::path& out, const GpuTarget& gpu,
+                 const std::string& sweep_path) {
+  std::ifstream sweep(sweep_path);
+  if (!sweep) {
+    return Fail(sweep_path, absl::NotFoundError("cannot read the sweep file"));
+  }
+  std::ofstream index(out / "index.tsv");
+  std::set<std::string> seen;
+  int count = 0;
+  int failed = 0;
+  int file_line = 0;
+  std::string text;
+  while (std::getline(sweep, text)) {
+    ++file_line;
+    const absl::string_view line =
+        absl::StripAsciiWhitespace(absl::StripSuffix(text, "\r"));
+    if (line.empty() || line.front() == '#') continue;
+    const std::vector<std::string> fields = absl::StrSplit(line, '|');
+    const std::string where = absl::StrCat(sweep_path, ":", file_line);
+    if (fields.size() != 4) {
+      Fail(where, absl::InvalidArgumentError("expected SPEC|NxK|MS|OVERRIDE"));
+      ++failed;
+      continue;
+    }
+    if (fields[3].empty()) continue;  // the plan itself: nothing to check
+    absl::StatusOr<QuantSpec> spec = ParseSpecText(fields[0]);
+    absl::StatusOr<std::vector<LayerShape>> shapes =
+        bench::ParseShapeList(fields[1]);
+    absl::StatusOr<std::vector<bench::PlanOverride>> overrides =
+        bench::ParsePlanOverrides(fields[3]);
+    absl::Status parsed = !spec.ok()        ? spec.status()
+                          : !shapes.ok()    ? shapes.status()
+                          : !overrides.ok() ? overrides.status()
+                                            : absl::OkStatus();
+    if (!parsed.ok()) {
+      Fail(where, parsed);
+      ++failed;
+      continue;
+    }
+    for (const LayerShape& shape : *shapes) {
+      const KernelRequest request = GemmRequest(*spec, shape, gpu);
+      const std::string layer = absl::StrCat(shape.n, "x", shape.k);
+      for (const bench::PlanOverride& item : *overrides) {
+        if (absl::Status valid = bench::ValidatePlanOverride(request, item);
+            !valid.ok()) {
+          Fail(where, valid);
+          ++failed;
+          continue;
+        }
+        const PlanEntry entry =
+            MakeGemmPlanEntry(1, item.m_max, item.tile, request.spec, shape,
+                              item.splits, GemmSharedMemoryLimit(gpu));
+        const std::string key =
+            absl::StrCat(fields[0], "\t", layer, "\t", entry.config.text);
+        if (!seen.insert(key).second) continue;
+        std::string summary;
+        if (!CompileInto(out, request, entry.config, key, count, index,
+                         &summary)) {
+          ++failed;
+          continue;
+        }
+        std::printf("%d\tline %d\t%s\t%s\n", count, file_line, key.c_str(),
+                    summary.c_str());
+        ++count;
+      }
+    }
+  }
+  std::fprintf(stderr,
+               "planned_cubins: %d override kernels into %s, %d failed\n",
+               count, out.c_str(), failed);
+  return failed == 0 ? 0 : 1;
 }
 
 int Run() {
@@ -64,6 +190,9 @@ int Run() {
   if (!gpu.ok()) return Fail("--arch", gpu.status());
   gpu->sm_count = absl::GetFlag(FLAGS_sms);
   gpu->max_shared_memory_per_block_optin = absl::GetFlag(FLAGS_smem_optin);
+  if (!absl::GetFlag(FLAGS_sweep).empty()) {
+    return CompileSweep(out, *gpu, absl::GetFlag(FLAGS_sweep));
+  }
   absl::StatusOr<std::vector<LayerShape>> shapes =
       bench::ParseShapeList(absl::GetFlag(FLAGS_shapes));
   if (!shapes.ok()) return Fail("--shapes", shapes.status());
@@ -76,12 +205,7 @@ int Run() {
     absl::StatusOr<QuantSpec> spec = ParseSpecText(std::string(spec_text));
     if (!spec.ok()) return Fail(std::string(spec_text), spec.status());
     for (const LayerShape& shape : *shapes) {
-      KernelRequest request;
-      request.family = KernelFamily::kGemm;
-      request.spec = *spec;
-      request.shape = shape;
-      request.gpu = *gpu;
-      request.launch_abi = kCurrentLaunchAbi;
+      const KernelRequest request = GemmRequest(*spec, shape, *gpu);
       const std::string layer = absl::StrCat(shape.n, "x", shape.k);
       absl::StatusOr<Plan> plan = PlanKernels(request);
       if (!plan.ok()) return Fail(layer, plan.status());
@@ -89,14 +213,10 @@ int Run() {
         const std::string key =
             absl::StrCat(spec_text, "\t", layer, "\t", entry.config.text);
         if (!seen.insert(key).second) continue;
-        absl::StatusOr<KernelSource> source =
-            GenerateStub(request, entry.config);
-        if (!source.ok()) return Fail(key, source.status());
-        absl::StatusOr<CompiledKernel> kernel = CompileKernel(*source, *gpu);
-        if (!kernel.ok()) return Fail(key, kernel.status());
-        std::ofstream(out / absl::StrCat(count, ".cubin"), std::ios::binary)
-            << kernel->cubin;
-        index << count << "\t" << key << "\t" << kernel->cubin.size() << "\n";
+        if (!CompileInto(out, request, entry.config, key, count, index,
+                         nullptr)) {
+          return 1;
+        }
         std::printf("%d\t%s\n", count, key.c_str());
         ++count;
       }
