@@ -78,6 +78,20 @@ absl::Status ValidatePlanOverride(const KernelRequest& request,
   return absl::OkStatus();
 }
 
+absl::StatusOr<CompiledOverride> CompilePlanOverride(
+    const KernelRequest& request, const PlanOverride& override_entry,
+    int64_t m_min, int64_t m_max) {
+  RETURN_IF_ERROR(ValidatePlanOverride(request, override_entry));
+  CompiledOverride out;
+  out.entry = MakeGemmPlanEntry(m_min, m_max, override_entry.tile, request.spec,
+                                request.shape, override_entry.splits,
+                                GemmSharedMemoryLimit(request.gpu));
+  ASSIGN_OR_RETURN(const KernelSource source,
+                   GenerateStub(request, out.entry.config));
+  ASSIGN_OR_RETURN(out.kernel, CompileKernel(source, request.gpu));
+  return out;
+}
+
 namespace {
 
 // A set carries each cubin once, in the first kernel that uses it: before
@@ -113,15 +127,11 @@ absl::Status ApplyPlanOverrides(const KernelRequest& request,
           "--override: no M range of the plan ends at ", override_entry.m_max,
           " (its ranges end at ", absl::StrJoin(ends, ", "), ")"));
     }
-    RETURN_IF_ERROR(ValidatePlanOverride(request, override_entry));
-    const PlanEntry entry =
-        MakeGemmPlanEntry(kernel->m_min(), kernel->m_max(), override_entry.tile,
-                          request.spec, request.shape, override_entry.splits,
-                          GemmSharedMemoryLimit(request.gpu));
-    ASSIGN_OR_RETURN(const KernelSource source,
-                     GenerateStub(request, entry.config));
-    ASSIGN_OR_RETURN(CompiledKernel compiled,
-                     CompileKernel(source, request.gpu));
+    ASSIGN_OR_RETURN(CompiledOverride compiled_override,
+                     CompilePlanOverride(request, override_entry,
+                                         kernel->m_min(), kernel->m_max()));
+    const PlanEntry& entry = compiled_override.entry;
+    CompiledKernel& compiled = compiled_override.kernel;
 
     HandOnSharedCubin(*kernel, set);
     PlanRecordEntry record_entry;

@@ -16,6 +16,7 @@
 #include "absl/strings/string_view.h"
 #include "hummingd/v1/kernel_service.pb.h"
 #include "kernels/gemm_config.h"
+#include "kernels/nvrtc_compiler.h"
 #include "kernels/plan.h"
 
 namespace hummingd::bench {
@@ -39,6 +40,17 @@ absl::StatusOr<std::vector<PlanOverride>> ParsePlanOverrides(
 // (hummingd_planned_cubins --sweep).
 absl::Status ValidatePlanOverride(const KernelRequest& request,
                                   const PlanOverride& override_entry);
+
+// An override's kernel for the M range [m_min, m_max]: checked
+// (ValidatePlanOverride), planned with the launch the planner would give
+// its tile (MakeGemmPlanEntry) and compiled (NVRTC, no GPU needed).
+struct CompiledOverride {
+  PlanEntry entry;
+  CompiledKernel kernel;
+};
+absl::StatusOr<CompiledOverride> CompilePlanOverride(
+    const KernelRequest& request, const PlanOverride& override_entry,
+    int64_t m_min, int64_t m_max);
 
 // In `set` (a GEMM kernel set resolved for `request`), the kernel of every
 // overridden range is replaced by one compiled here from the override's

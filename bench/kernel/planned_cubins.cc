@@ -33,7 +33,6 @@
 #include "bench/kernel/plan_override.h"
 #include "kernels/codegen.h"
 #include "kernels/cubin_info.h"
-#include "kernels/gemm_decode_plan.h"
 #include "kernels/gpu_target.h"
 #include "kernels/launch_abi.h"
 #include "kernels/nvrtc_compiler.h"
@@ -67,38 +66,40 @@ KernelRequest GemmRequest(const QuantSpec& spec, const LayerShape& shape,
                           const GpuTarget& gpu) {
   KernelRequest request;
   request.family = KernelFamily::kGemm;
-  request.spec = spec;
+  // As the bench's request (KernelRequestFromProto) carries it.
+  request.spec = Canonicalize(spec);
   request.shape = shape;
   request.gpu = gpu;
   request.launch_abi = kCurrentLaunchAbi;
   return request;
 }
 
-// Compiles `config` for `request` into out/<count>.cubin with its index
-// line; false (after saying why) when it does not build.
-bool CompileInto(const std::filesystem::path& out, const KernelRequest& request,
-                 const KernelConfig& config, const std::string& key, int count,
-                 std::ofstream& index, std::string* summary) {
-  absl::StatusOr<KernelSource> source = GenerateStub(request, config);
-  absl::StatusOr<CompiledKernel> kernel =
-      source.ok() ? CompileKernel(*source, request.gpu)
-                  : absl::StatusOr<CompiledKernel>(source.status());
-  if (!kernel.ok()) {
-    Fail(key, kernel.status());
-    return false;
-  }
+// `kernel` as out/<count>.cubin with its index line.
+void Record(const std::filesystem::path& out, const CompiledKernel& kernel,
+            const std::string& key, int count, std::ofstream& index) {
   std::ofstream(out / absl::StrCat(count, ".cubin"), std::ios::binary)
-      << kernel->cubin;
-  index << count << "\t" << key << "\t" << kernel->cubin.size() << "\n";
-  if (summary != nullptr) {
-    absl::StatusOr<CubinInfo> info = InspectCubin(kernel->cubin);
-    *summary =
-        info.ok() && info->registers.count(kernel->entry) > 0
-            ? absl::StrCat(info->registers.at(kernel->entry), " registers, ",
-                           info->frame_bytes[kernel->entry], " bytes of stack")
-            : "registers unknown";
+      << kernel.cubin;
+  index << count << "\t" << key << "\t" << kernel.cubin.size() << "\n";
+}
+
+// "R registers, S bytes of stack" of the kernel's entry function.
+std::string RegisterSummary(const CompiledKernel& kernel) {
+  absl::StatusOr<CubinInfo> info = InspectCubin(kernel.cubin);
+  if (!info.ok() || info->registers.count(kernel.entry) == 0) {
+    return "registers unknown";
   }
-  return true;
+  return absl::StrCat(info->registers.at(kernel.entry), " registers, ",
+                      info->frame_bytes[kernel.entry], " bytes of stack");
+}
+
+// 1 (after naming the file) when the index could not be written.
+int FinishIndex(const std::filesystem::path& out, std::ofstream& index) {
+  index.flush();
+  if (!index) {
+    return Fail((out / "index.tsv").string(),
+                absl::DataLossError("could not write the index"));
+  }
+  return 0;
 }
 
 // --sweep: the override tiles of a tile sweep file, each checked and
@@ -146,30 +147,24 @@ int CompileSweep(const std::filesystem::path& out, const GpuTarget& gpu,
       const KernelRequest request = GemmRequest(*spec, shape, gpu);
       const std::string layer = absl::StrCat(shape.n, "x", shape.k);
       for (const bench::PlanOverride& item : *overrides) {
-        if (absl::Status valid = bench::ValidatePlanOverride(request, item);
-            !valid.ok()) {
-          Fail(where, valid);
+        absl::StatusOr<bench::CompiledOverride> compiled =
+            bench::CompilePlanOverride(request, item, 1, item.m_max);
+        if (!compiled.ok()) {
+          Fail(where, compiled.status());
           ++failed;
           continue;
         }
-        const PlanEntry entry =
-            MakeGemmPlanEntry(1, item.m_max, item.tile, request.spec, shape,
-                              item.splits, GemmSharedMemoryLimit(gpu));
-        const std::string key =
-            absl::StrCat(fields[0], "\t", layer, "\t", entry.config.text);
+        const std::string key = absl::StrCat(fields[0], "\t", layer, "\t",
+                                             compiled->entry.config.text);
         if (!seen.insert(key).second) continue;
-        std::string summary;
-        if (!CompileInto(out, request, entry.config, key, count, index,
-                         &summary)) {
-          ++failed;
-          continue;
-        }
+        Record(out, compiled->kernel, key, count, index);
         std::printf("%d\tline %d\t%s\t%s\n", count, file_line, key.c_str(),
-                    summary.c_str());
+                    RegisterSummary(compiled->kernel).c_str());
         ++count;
       }
     }
   }
+  if (FinishIndex(out, index) != 0) return 1;
   std::fprintf(stderr,
                "planned_cubins: %d override kernels into %s, %d failed\n",
                count, out.c_str(), failed);
@@ -213,20 +208,18 @@ int Run() {
         const std::string key =
             absl::StrCat(spec_text, "\t", layer, "\t", entry.config.text);
         if (!seen.insert(key).second) continue;
-        if (!CompileInto(out, request, entry.config, key, count, index,
-                         nullptr)) {
-          return 1;
-        }
+        absl::StatusOr<KernelSource> source =
+            GenerateStub(request, entry.config);
+        if (!source.ok()) return Fail(key, source.status());
+        absl::StatusOr<CompiledKernel> kernel = CompileKernel(*source, *gpu);
+        if (!kernel.ok()) return Fail(key, kernel.status());
+        Record(out, *kernel, key, count, index);
         std::printf("%d\t%s\n", count, key.c_str());
         ++count;
       }
     }
   }
-  index.flush();
-  if (!index) {
-    return Fail((out / "index.tsv").string(),
-                absl::DataLossError("could not write the index"));
-  }
+  if (FinishIndex(out, index) != 0) return 1;
   std::fprintf(stderr, "planned_cubins: %d kernels into %s\n", count,
                out.c_str());
   return 0;
