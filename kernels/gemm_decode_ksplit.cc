@@ -118,18 +118,20 @@ std::optional<GemmTileConfig> KSplitWarpTile(int tokens, const QuantSpec& spec,
   const bool at_16_tokens = tokens == 16;
   const bool fp16_activations = spec.activation_type == DataType::kFp16;
   if ((tokens != 8 && !at_16_tokens) || (spec.weight.bits > 4 && !eight_bit) ||
-      HasFineScales(spec)) {
+      HasUnmeasuredFineScales(spec)) {
     return std::nullopt;
   }
   if (at_16_tokens && !eight_bit) {
     // 4-bit weights at 16 tokens: 32-row blocks of sixteen warps, one per
     // SM, where N / 32 fills 2/3 to all of the SMs and 2048 < K <= 4096;
-    // only the spec measured (uint4, groups of 128, 16-bit scales, no zero
-    // points or second scale).
+    // only the specs measured (uint4, groups of 128, and of 32 and 64 since
+    // planner v35, 16-bit scales, no zero points or second scale).
+    const bool measured_group =
+        spec.granularity == ScaleGranularity::kGroup &&
+        (spec.group_size == 32 || spec.group_size == 64 ||
+         spec.group_size == 128);
     const bool measured_spec = spec.weight.kind == WeightKind::kUint &&
-                               spec.weight.bits == 4 &&
-                               spec.granularity == ScaleGranularity::kGroup &&
-                               spec.group_size == 128 &&
+                               spec.weight.bits == 4 && measured_group &&
                                (spec.scale_type == DataType::kFp16 ||
                                 spec.scale_type == DataType::kBf16) &&
                                spec.zero_point == ZeroPointKind::kNone &&

@@ -291,7 +291,8 @@ bool FitsAndValidates(const GemmTileConfig& tile, int shared_budget,
 std::optional<GemmTileConfig> NarrowDecodeTile(
     int tokens, int block_k, int stages, int blocks_per_sm, int shared_budget,
     const QuantSpec& spec, const LayerShape& shape, int smem_limit) {
-  if (HasFineScales(spec) || shape.n % 128 != 0 || shape.k % block_k != 0) {
+  if (HasUnmeasuredFineScales(spec) || shape.n % 128 != 0 ||
+      shape.k % block_k != 0) {
     return std::nullopt;
   }
   GemmTileConfig tile = WgmmaTwoWarpgroupTile(tokens, block_k, stages);
@@ -307,7 +308,11 @@ std::optional<GemmTileConfig> NarrowDecodeTile(
 std::optional<DecodeCandidate> PackedTileCandidate(
     const PackedTileRule& rule, const DecodeRange& range, const QuantSpec& spec,
     const LayerShape& shape, int sm_count, int smem_limit) {
-  if (range.tokens != rule.tokens || spec.weight.bits > 4) return std::nullopt;
+  // Groups of 32 and 64 lost four per SM at 8 tokens (kFourPerSm8Tokens).
+  const bool fine_at_8_tokens = rule.tokens == 8 && HasFineScales(spec);
+  if (range.tokens != rule.tokens || spec.weight.bits > 4 || fine_at_8_tokens) {
+    return std::nullopt;
+  }
   std::optional<GemmTileConfig> narrow = NarrowDecodeTile(
       range.tokens, /*block_k=*/128, /*stages=*/4, rule.blocks_per_sm,
       rule.shared_bytes, spec, shape, smem_limit);
@@ -478,10 +483,24 @@ std::optional<DecodeCandidate> LongSplitTileCandidate(
   if (candidate.splits < 1) return std::nullopt;
   const bool fills_the_wave =
       wider_than_a_wave || 4 * n_blocks * candidate.splits >= 3 * two_per_sm;
-  const bool bf16_long =
-      spec.activation_type == DataType::kBf16 && k_tiles > 8 * candidate.splits;
+  // Groups of 32 columns share bf16's limit (planner v35, sweep bs, fp16
+  // groups of 32 against the 256-row k-major plan: 8192 x 28672, 28 k-tiles
+  // per split, 8x128x256 34.62 / 35.22 µs at M = 1 / 8 against 34.14 /
+  // 34.61, 16x128x256 38.48 against 37.48 at M = 16; 28672 x 8192, 32 k-tiles,
+  // 35.11 / 36.27 against 35.01 / 35.96). Groups of 64 won there (8192 x
+  // 28672 32.09 / 32.69 against 32.41 / 32.86, 35.30 against 35.50 at M =
+  // 16; 28672 x 8192 32.99 / 33.94 against 33.45 / 34.06, 37.59 against
+  // 37.86).
+  const bool groups_of_32 =
+      spec.granularity == ScaleGranularity::kGroup && spec.group_size == 32;
+  const bool limited_to_8_tiles =
+      spec.activation_type == DataType::kBf16 || groups_of_32;
+  const bool long_splits_lose =
+      limited_to_8_tiles && k_tiles > 8 * candidate.splits;
   const bool short_splits = range.tokens > 8 && k_tiles < 4 * candidate.splits;
-  if (!fills_the_wave || bf16_long || short_splits) return std::nullopt;
+  if (!fills_the_wave || long_splits_lose || short_splits) {
+    return std::nullopt;
+  }
   // The 8-bit tile is the one the sweeps ran, and the small layers' 8-bit
   // 8-token tile: the launch bounds of four per SM (64 registers), while
   // its shared memory (four 18 KB stages) lets two reside.

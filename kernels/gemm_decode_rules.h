@@ -30,4 +30,15 @@ inline bool HasFineScales(const QuantSpec& spec) {
          (spec.granularity == ScaleGranularity::kBlock && spec.block_k < 128);
 }
 
+// Fine scales that no decode sweep ran with the tiles of coarse ones:
+// groups under 32 columns along K, and 2-D blocks under 128. Groups of 32
+// and 64 take the group-128 rules since planner v35 (sweep bs, bench/
+// results/tile-sweep-bs-0deaee3.json), except where groups of 32 share
+// bf16's limit on long splits (LongSplitTileCandidate).
+inline bool HasUnmeasuredFineScales(const QuantSpec& spec) {
+  return (spec.granularity == ScaleGranularity::kGroup &&
+          spec.group_size < 32) ||
+         (spec.granularity == ScaleGranularity::kBlock && spec.block_k < 128);
+}
+
 }  // namespace hummingd

@@ -26,15 +26,16 @@ using testing::H200GemmRequest;
 
 // Planner v19: k-split warps at 8 tokens where K <= 4096 and the narrowest
 // block (16 rows, else 32) fills >= 2/3 of one wave at two per SM, unsplit;
-// not on long K, fine scale groups, 5- to 7-bit weights, or grids that
-// fill too little. Planner v20: 4-bit weights up to K = 8192 in 32-row
-// blocks, and 8-bit ones at 16 tokens over 16-row blocks where K <= 4096.
-// Planner v21: 8-bit weights with fp16 activations at 8 tokens past K =
-// 4096 in 16-row blocks, two per SM up to K = 14336 or, where N / 16 fills
-// four per SM (more than three), four per SM for 4096 < K <= 8192; 16-token
-// tiles with fp16 activations only. Planner v23: two per SM up to K = 16384,
-// 16-token tiles with bf16 activations too and, with fp16 activations where
-// N / 16 fills three per SM (more than two), three per SM.
+// not on long K, scale groups under 32 columns (under 128 before planner
+// v35), 5- to 7-bit weights, or grids that fill too little. Planner v20: 4-bit
+// weights up to K = 8192 in 32-row blocks, and 8-bit ones at 16 tokens over
+// 16-row blocks where K <= 4096. Planner v21: 8-bit weights with fp16
+// activations at 8 tokens past K = 4096 in 16-row blocks, two per SM up to K =
+// 14336 or, where N / 16 fills four per SM (more than three), four per SM for
+// 4096 < K <= 8192; 16-token tiles with fp16 activations only. Planner v23: two
+// per SM up to K = 16384, 16-token tiles with bf16 activations too and, with
+// fp16 activations where N / 16 fills three per SM (more than two), three per
+// SM.
 TEST(GemmDecodeKSplitTest, KSplitWarpsFillTheMachineUnsplit) {
   struct Case {
     const char* spec;
@@ -66,6 +67,15 @@ TEST(GemmDecodeKSplitTest, KSplitWarpsFillTheMachineUnsplit) {
        "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8", ""},
       {"weight=uint4,group=channel,scale=fp16", 4096, 4096,
        "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8", ""},
+      // Groups of 32 and 64 at 8 and 16 tokens as groups of 128 (planner
+      // v35, sweep bs: M = 1 / 8 / 16 4.18 / 4.43 / 6.12 µs for groups of
+      // 32 against 6.15 / 6.39 / 7.56 for their 8x128x128 tiles).
+      {"weight=uint4,group=32,scale=fp16", 4096, 4096,
+       "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8",
+       "tile=16x32x1024,warps=1x16,stages=4,mma=wgmma,ksplit=8,blocks=1"},
+      {"weight=uint4,group=64,scale=bf16,act=bf16,out=bf16", 4096, 4096,
+       "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8",
+       "tile=16x32x1024,warps=1x16,stages=4,mma=wgmma,ksplit=8,blocks=1"},
       {"weight=uint4,group=128,scale=fp16,zero=int", 4096, 4096,
        "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8", ""},
       {"weight=int4,group=128,scale=fp16", 4096, 4096,
@@ -229,7 +239,7 @@ TEST(GemmDecodeKSplitTest, KSplitWarpsFillTheMachineUnsplit) {
       {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16", 10240, 8192, "",
        ""},
       {"weight=uint5,group=128,scale=fp16", 4096, 4096, "", ""},
-      {"weight=uint4,group=32,scale=fp16", 4096, 4096, "", ""},
+      {"weight=uint4,group=16,scale=fp16", 4096, 4096, "", ""},
       {"weight=uint6,group=128,scale=fp16", 4096, 4096, "", ""},
       // 160 32-row blocks: less than 2/3 of the wave.
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 5120, 4096, "",

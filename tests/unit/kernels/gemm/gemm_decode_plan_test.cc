@@ -319,6 +319,71 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
   }
 }
 
+// Planner v35 (sweep bs, bench/results/tile-sweep-bs-0deaee3.json): scale
+// groups of 32 and 64 take group 128's tiles and splits at 8, 16 and 32
+// tokens (fp16 groups of 32, M = 1 / 8: 8192 x 8192 11.31 / 11.97 µs
+// against 12.94 / 13.32 for the 256-row k-major tile, 4096 x 14336 10.14 /
+// 10.44 against 12.82 / 13.14, 6144 x 4096 5.70 / 6.11 against 8.15 /
+// 8.33; M = 16 8192 x 8192 14.01 against 15.09), except that groups of 32,
+// like bf16, keep the 256-row k-major tiles on splits of more than 8
+// k-tiles (8192 x 28672 and 28672 x 8192 at 8 and 16 tokens, and BK 128
+// at 32). The 64-token tiles were already the same. Groups of 16 were not
+// measured and keep theirs.
+TEST(GemmDecodePlanTest, GroupsOf32And64TakeTheGroup128Tiles) {
+  const auto plan_of = [](const std::string& spec, int64_t n, int64_t k) {
+    absl::StatusOr<Plan> plan = PlanKernels(Request(spec.c_str(), n, k));
+    EXPECT_TRUE(plan.ok()) << plan.status();
+    return plan.ok() ? *plan : Plan{};
+  };
+  for (const char* activations :
+       {"scale=fp16,act=fp16,out=fp16", "scale=bf16,act=bf16,out=bf16"}) {
+    for (auto [n, k] : kDecodeLayers) {
+      const Plan coarse =
+          plan_of(absl::StrCat("weight=uint4,group=128,", activations), n, k);
+      ASSERT_GE(coarse.entries.size(), 4u);
+      for (const int group : {32, 64}) {
+        SCOPED_TRACE(::testing::Message() << activations << " group=" << group
+                                          << " N=" << n << " K=" << k);
+        const Plan fine = plan_of(
+            absl::StrCat("weight=uint4,group=", group, ",", activations), n, k);
+        ASSERT_GE(fine.entries.size(), 4u);
+        const bool fp16 =
+            std::string(activations).find("act=fp16") != std::string::npos;
+        // Splits of 28-32 k-tiles: bf16 keeps the k-major tiles for both.
+        const bool long_splits = k >= 28672 || n >= 28672;
+        const bool keeps_k_major = group == 32 && fp16 && long_splits;
+        for (int i = 0; i < 4; ++i) {
+          const PlanEntry& f = fine.entries[i];
+          const PlanEntry& c = coarse.entries[i];
+          if (keeps_k_major && i < 2) {
+            EXPECT_NE(f.config.text.find("x256x128,warps=1x8,stages=4,"
+                                         "mma=wgmma,layout=kmajor"),
+                      std::string::npos)
+                << f.config.text;
+            EXPECT_NE(f.config.text, c.config.text);
+          } else if (keeps_k_major && i == 2) {
+            EXPECT_EQ(f.config.text,
+                      "tile=32x128x128,warps=1x8,stages=4,mma=wgmma");
+          } else {
+            EXPECT_EQ(f.config.text, c.config.text);
+            EXPECT_EQ(f.launch.grid_z, c.launch.grid_z);
+          }
+        }
+      }
+    }
+  }
+  // Groups of 16 keep the 256-row k-major tile at 8 tokens where groups of
+  // 32 take the 64-row half tile (4096 x 14336).
+  const Plan g16 = plan_of("weight=uint4,group=16,scale=fp16", 4096, 14336);
+  const Plan g32 = plan_of("weight=uint4,group=32,scale=fp16", 4096, 14336);
+  ASSERT_FALSE(g16.entries.empty() || g32.entries.empty());
+  EXPECT_EQ(g16.entries[0].config.text,
+            "tile=8x256x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor");
+  EXPECT_EQ(g32.entries[0].config.text,
+            "tile=8x64x256,warps=1x4,stages=4,mma=wgmma,blocks=4");
+  EXPECT_EQ(g32.entries[0].launch.grid_z, 8);
+}
+
 // The residency padding never asks for more shared memory than the GPU
 // lets a block opt into: a two-per-SM tile is padded to 76801 bytes, or
 // to a lower opt-in limit, and never below its own footprint.
@@ -486,17 +551,22 @@ TEST(GemmDecodePlanTest, FourBlocksPerSmTilesFitFourAndTheStubSaysSo) {
     ASSERT_TRUE(tile.ok()) << tile.status();
     EXPECT_NE(WgmmaBlocksPerSm(*tile), 4) << plan->entries[0].config.text;
   }
-  // Scale groups finer than 128 columns keep the tiles they had (slower
-  // four per SM on 8192 x 8192: gemm-decode-f3e0884.md), with k-major
-  // scales since v12; channel-wise scales take the 256-column k-tiles (v16).
-  for (const char* spec : {"weight=uint4,group=32,scale=fp16",
-                           "weight=uint4,group=64,scale=fp16"}) {
+  // Scale groups finer than 128 columns are never four per SM at 8 tokens
+  // (slower on 8192 x 8192: gemm-decode-f3e0884.md); since planner v35
+  // groups of 32 and 64 take the group-128 k-split tile there, and groups
+  // of 16 keep the 256-row k-major tile.
+  for (const char* spec :
+       {"weight=uint4,group=16,scale=fp16", "weight=uint4,group=32,scale=fp16",
+        "weight=uint4,group=64,scale=fp16"}) {
     SCOPED_TRACE(spec);
     absl::StatusOr<Plan> plan = PlanKernels(Request(spec, 8192, 8192));
     ASSERT_TRUE(plan.ok()) << plan.status();
-    EXPECT_EQ(plan->entries[0].config.text,
-              "tile=8x256x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor");
-    EXPECT_EQ(plan->entries[0].launch.grid_z, 8);
+    const bool measured = std::string(spec).find("=16,") == std::string::npos;
+    EXPECT_EQ(
+        plan->entries[0].config.text,
+        measured ? "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4"
+                 : "tile=8x256x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor");
+    EXPECT_EQ(plan->entries[0].launch.grid_z, measured ? 1 : 8);
   }
   // 2-D block scales: by their K side (128 columns: the k-split warps of
   // coarse scales on 8192 x 8192 since v20; 32: neither). 6-bit weights keep
@@ -1082,7 +1152,8 @@ TEST(GemmDecodePlanTest, KMajorTilesOnlyForClientsThatPassTheKMajorScales) {
       }
     }
   }
-  EXPECT_GE(k_major_current, 10);
+  // The 256-row tiles of bf16 and of groups of 32 on the long-split layers.
+  EXPECT_GE(k_major_current, 8);
   // ksplit=S tiles only from ABI 2: 4096 x 4096 at 8 tokens, and 8-bit
   // weights at 16 (an ABI-2 loader parses any ksplit text).
   const Plan k_split = plan_for(kW4, 4096, 4096, kLaunchAbiKSplitTiles);
