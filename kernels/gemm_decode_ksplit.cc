@@ -170,7 +170,12 @@ std::optional<GemmTileConfig> KSplitWarpTile(int tokens, const QuantSpec& spec,
     const bool wide_block = block_n == 32;
     // Past K = 4096: 4-bit weights in 32-row blocks, 8-bit ones in 16-row.
     const bool long_k_block = eight_bit ? !wide_block : wide_block;
-    if ((shape.k > 4096 && !long_k_block) || (at_16_tokens && wide_block)) {
+    // 4-bit groups of 32 past K = 4096 take the long-split tile's 64-row
+    // half instead (LongSplitTileCandidate, planner v36).
+    const bool groups_of_32_long_k =
+        !eight_bit && shape.k > 4096 && HasGroupsOf32(spec);
+    if ((shape.k > 4096 && !long_k_block) || (at_16_tokens && wide_block) ||
+        groups_of_32_long_k) {
       return std::nullopt;
     }
     // The measured k-tiles and stages (a 96 KB ring per block): at 8

@@ -491,10 +491,8 @@ std::optional<DecodeCandidate> LongSplitTileCandidate(
   // 28672 32.09 / 32.69 against 32.41 / 32.86, 35.30 against 35.50 at M =
   // 16; 28672 x 8192 32.99 / 33.94 against 33.45 / 34.06, 37.59 against
   // 37.86).
-  const bool groups_of_32 =
-      spec.granularity == ScaleGranularity::kGroup && spec.group_size == 32;
   const bool limited_to_8_tiles =
-      spec.activation_type == DataType::kBf16 || groups_of_32;
+      spec.activation_type == DataType::kBf16 || HasGroupsOf32(spec);
   const bool long_splits_lose =
       limited_to_8_tiles && k_tiles > 8 * candidate.splits;
   const bool short_splits = range.tokens > 8 && k_tiles < 4 * candidate.splits;
@@ -512,7 +510,16 @@ std::optional<DecodeCandidate> LongSplitTileCandidate(
   candidate.tile = *tile;
   const bool splits_under_8_tiles =
       candidate.splits > 1 && k_tiles < 8 * candidate.splits;
-  if (range.tokens == 8 && !eight_bit && splits_under_8_tiles) {
+  // Groups of 32 take the half tile on splits of 8 k-tiles too, where it
+  // beat the k-split tile (planner v36; 8192 x 8192, 4 splits, against
+  // 8x32x1024: fp16 M = 1 / 2 / 4 / 8 10.99 / 11.07 / 11.15 / 11.33 µs
+  // against 11.31 / 11.37 / 11.50 / 11.97, sweep bs, and 10.96 / 11.33
+  // against 11.31 / 11.97 at M = 1 / 8 in sweep br; bf16 11.48 / 11.79
+  // against 11.89 / 12.54; groups of 64 and 128 keep the k-split tile,
+  // faster at M <= 4).
+  const bool half_tile_splits =
+      splits_under_8_tiles || (HasGroupsOf32(spec) && candidate.splits > 1);
+  if (range.tokens == 8 && !eight_bit && half_tile_splits) {
     if (std::optional<GemmTileConfig> half_tile = OneWarpgroupHalfTile(
             *tile, /*blocks_per_sm=*/4, kFourBlocksSharedBytes, spec, shape,
             smem_limit)) {

@@ -41,4 +41,11 @@ inline bool HasUnmeasuredFineScales(const QuantSpec& spec) {
          (spec.granularity == ScaleGranularity::kBlock && spec.block_k < 128);
 }
 
+// Groups of 32 columns along K, the finest the decode rules take: their
+// scale loads tip some choices the other way (LongSplitTileCandidate,
+// KSplitWarpTile; planners v35, v36).
+inline bool HasGroupsOf32(const QuantSpec& spec) {
+  return spec.granularity == ScaleGranularity::kGroup && spec.group_size == 32;
+}
+
 }  // namespace hummingd
