@@ -415,7 +415,10 @@ const GemmCase kCases[] = {
 // holds, unsplit (v26: 256-row k-major tiles at 8 and 16 tokens, 32x128x256 at
 // 32, the 8-bit 8x128x128 at 8); 4-bit 4096 x 14336 (fp16 and bf16) in
 // 64-row blocks of four warps four per SM at 8 tokens (8 splits of 7 k-tiles,
-// v34). (Bulk (TMA) weight
+// v34); scale groups of 32 on the group-128 tiles (v35: k-split warps at 8
+// and 16 tokens on 4096 x 4096, here with integer zero points) and, on
+// 8192 x 8192, the 64-row half tile in 4 splits at 8 tokens (v36; MXFP4
+// with bf16 activations too). (Bulk (TMA) weight
 // copies are no longer planned, planner v6; hummingd_gemm_bench --override
 // still times them and checks their numerics.)
 std::vector<GemmCase> DecodeCases() {
@@ -455,6 +458,10 @@ std::vector<GemmCase> DecodeCases() {
       {"weight=uint8,group=128,scale=fp16", 34048, 4096, kDecode},
       {"weight=uint4,group=128,scale=fp16", 4096, 14336, kDecode},
       {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16", 4096, 14336,
+       kDecode},
+      {"weight=uint4,group=32,scale=fp16", 8192, 8192, kDecode},
+      {"weight=uint4,group=32,scale=fp16,zero=int", 4096, 4096, kDecode},
+      {"weight=e2m1,group=32,scale=ue8m0,act=bf16,out=bf16", 8192, 8192,
        kDecode},
   };
   cases.insert(cases.end(), std::begin(kRealLayers), std::end(kRealLayers));
