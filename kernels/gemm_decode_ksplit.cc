@@ -126,10 +126,9 @@ std::optional<GemmTileConfig> KSplitWarpTile(int tokens, const QuantSpec& spec,
     // SM, where N / 32 fills 2/3 to all of the SMs and 2048 < K <= 4096;
     // only the specs measured (uint4, groups of 128, and of 32 and 64 since
     // planner v35, 16-bit scales, no zero points or second scale).
-    const bool measured_group =
-        spec.granularity == ScaleGranularity::kGroup &&
-        (spec.group_size == 32 || spec.group_size == 64 ||
-         spec.group_size == 128);
+    const bool measured_group = (spec.granularity == ScaleGranularity::kGroup &&
+                                 spec.group_size == 128) ||
+                                HasGroupRulesFineScales(spec);
     const bool measured_spec = spec.weight.kind == WeightKind::kUint &&
                                spec.weight.bits == 4 && measured_group &&
                                (spec.scale_type == DataType::kFp16 ||
@@ -170,12 +169,7 @@ std::optional<GemmTileConfig> KSplitWarpTile(int tokens, const QuantSpec& spec,
     const bool wide_block = block_n == 32;
     // Past K = 4096: 4-bit weights in 32-row blocks, 8-bit ones in 16-row.
     const bool long_k_block = eight_bit ? !wide_block : wide_block;
-    // 4-bit groups of 32 past K = 4096 take the long-split tile's 64-row
-    // half instead (LongSplitTileCandidate, planner v36).
-    const bool groups_of_32_long_k =
-        !eight_bit && shape.k > 4096 && HasGroupsOf32(spec);
-    if ((shape.k > 4096 && !long_k_block) || (at_16_tokens && wide_block) ||
-        groups_of_32_long_k) {
+    if ((shape.k > 4096 && !long_k_block) || (at_16_tokens && wide_block)) {
       return std::nullopt;
     }
     // The measured k-tiles and stages (a 96 KB ring per block): at 8

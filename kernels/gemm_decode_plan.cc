@@ -238,7 +238,8 @@ absl::StatusOr<DecodeCandidate> MakeDecodeCandidate(
 
 // Decode tiles of <= 4-bit weights that run more than two blocks per SM on
 // layers that need many short splits (scale entries of 128 columns or more
-// along K): 128 rows, 128 columns, 4 stages, split to fill the blocks.
+// along K, and groups of 32 and 64 at 16 tokens since planner v35): 128
+// rows, 128 columns, 4 stages, split to fill the blocks.
 struct PackedTileRule {
   int tokens;
   int blocks_per_sm;
@@ -257,8 +258,8 @@ struct PackedTileRule {
 // and on long splits (28672 x 8192, 32 k-tiles per split: 40.7 against
 // 34.9). The table at f3e0884 (gemm-decode-f3e0884.md) confirmed the fp16
 // gains and found 8192 x 8192 with groups of 32 and 64 slower (14.4 against
-// 13.8 µs, 12.8 against 12.4 at M = 1): finer scale entries keep the tiles
-// they had.
+// 13.8 µs, 12.8 against 12.4 at M = 1): finer scale entries stay off this
+// rule (PackedTileCandidate).
 constexpr PackedTileRule kFourPerSm8Tokens = {8, 4, kFourBlocksSharedBytes, 8};
 // 16 tokens, three per SM (57 KB; 64 registers and no spills under the cap
 // that blocks=3 sets, sweep h). Against the plan (bench/results/
@@ -283,7 +284,8 @@ bool FitsAndValidates(const GemmTileConfig& tile, int shared_budget,
 }
 
 // The 128-row, two-warpgroup decode tile of the packed and wide k-tile
-// rules for weights with scale entries >= 128 columns along K, or nullopt
+// rules for weights with scale entries >= 128 columns along K or in groups
+// of 32 and 64 (HasGroupRulesFineScales), or nullopt
 // where the spec, the shape or `shared_budget` (per block) rule it out
 // (the callers say which weight widths they were measured with). Its launch
 // bounds are spelled out (blocks=N) only where WgmmaBlocksPerSm's rule gives
@@ -641,9 +643,10 @@ absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
     // against 77.1), so that tile stays where the range has it. 8-bit weights
     // at 8 tokens take them (uint8 8x128x128 s4 117.3 against 126.5 for the
     // k-major 8x256x64, sweep au; e4m3 and the other 8-bit specs unmeasured
-    // there). bf16 (unmeasured against them there at 16 and 32 tokens) keeps
-    // its limit of 8 k-tiles per split (LongSplitTileCandidate), which rules
-    // them out wherever K > 2048. bench/results/tile-sweep-decode-wide.md.
+    // there). bf16 (unmeasured against them there at 16 and 32 tokens) and
+    // groups of 32 keep their limit of 8 k-tiles per split
+    // (LongSplitTileCandidate), which rules them out wherever K > 2048.
+    // bench/results/tile-sweep-decode-wide.md.
     const bool keeps_wide_k_major_tile =
         spec.weight.bits <= 4 && shape.n / 128 > int64_t{2} * sm_count &&
         KMajorScalesWin(chosen.tile, spec, shape);
@@ -652,9 +655,17 @@ absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
         wide_k.has_value() && !keeps_wide_k_major_tile) {
       chosen = *wide_k;
     }
+    // Groups of 32 past K = 4096 keep the long-split tile's 64-row half
+    // where they have it (planner v36, LongSplitTileCandidate): it beat the
+    // k-split tile on 8192 x 8192. Where it does not fit (zero points, fp32
+    // scales) or N takes no 128-row tile, they take the k-split tile as
+    // group 128 does.
+    const bool keeps_half_tile = HasGroupsOf32(spec) && shape.k > 4096 &&
+                                 chosen.tile.warps_n == 4 &&
+                                 chosen.tile.blocks_per_sm == 4;
     // Only a client that reads ksplit=S tile texts can load them (its
     // loader parses the text, whatever the token count).
-    if (launch_abi >= kLaunchAbiKSplitTiles) {
+    if (launch_abi >= kLaunchAbiKSplitTiles && !keeps_half_tile) {
       if (std::optional<GemmTileConfig> k_split =
               KSplitWarpTile(range.tokens, spec, shape, sm_count, smem_limit)) {
         chosen = DecodeCandidate{*k_split, /*splits=*/1, /*score=*/0.0};

@@ -30,22 +30,31 @@ inline bool HasFineScales(const QuantSpec& spec) {
          (spec.granularity == ScaleGranularity::kBlock && spec.block_k < 128);
 }
 
-// Fine scales that no decode sweep ran with the tiles of coarse ones:
-// groups under 32 columns along K, and 2-D blocks under 128. Groups of 32
-// and 64 take the group-128 rules since planner v35 (sweep bs, bench/
-// results/tile-sweep-bs-0deaee3.json), except where groups of 32 share
-// bf16's limit on long splits (LongSplitTileCandidate).
-inline bool HasUnmeasuredFineScales(const QuantSpec& spec) {
-  return (spec.granularity == ScaleGranularity::kGroup &&
-          spec.group_size < 32) ||
-         (spec.granularity == ScaleGranularity::kBlock && spec.block_k < 128);
+// Groups of 32 or 64 columns along K with weights of at most 4 bits: they
+// take the rules measured with groups of 128 since planner v35 (sweep bs,
+// bench/results/tile-sweep-bs-0deaee3.json, ran uint4 with 16-bit scales
+// and no zero points; other 4-bit and narrower specs with these groups are
+// taken by the same rules unmeasured, as the group-128 rules take them),
+// except where groups of 32 share bf16's limit on long splits
+// (LongSplitTileCandidate) or keep the 64-row half tile (PlanWgmmaDecode).
+inline bool HasGroupRulesFineScales(const QuantSpec& spec) {
+  return spec.granularity == ScaleGranularity::kGroup &&
+         (spec.group_size == 32 || spec.group_size == 64) &&
+         spec.weight.bits <= 4;
 }
 
-// Groups of 32 columns along K, the finest the decode rules take: their
-// scale loads tip some choices the other way (LongSplitTileCandidate,
-// KSplitWarpTile; planners v35, v36).
+// Fine scales that no decode sweep ran with the tiles of coarse ones, which
+// keep their own: groups under 32 columns, 2-D blocks under 128, and fine
+// groups of weights wider than 4 bits.
+inline bool HasUnmeasuredFineScales(const QuantSpec& spec) {
+  return HasFineScales(spec) && !HasGroupRulesFineScales(spec);
+}
+
+// Groups of 32 columns among those (HasGroupRulesFineScales): their scale
+// loads tip two choices the other way (LongSplitTileCandidate,
+// PlanWgmmaDecode; planners v35, v36).
 inline bool HasGroupsOf32(const QuantSpec& spec) {
-  return spec.granularity == ScaleGranularity::kGroup && spec.group_size == 32;
+  return HasGroupRulesFineScales(spec) && spec.group_size == 32;
 }
 
 }  // namespace hummingd

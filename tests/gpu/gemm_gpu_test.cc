@@ -416,7 +416,7 @@ const GemmCase kCases[] = {
 // 32, the 8-bit 8x128x128 at 8); 4-bit 4096 x 14336 (fp16 and bf16) in
 // 64-row blocks of four warps four per SM at 8 tokens (8 splits of 7 k-tiles,
 // v34); scale groups of 32 on the group-128 tiles (v35: k-split warps at 8
-// and 16 tokens on 4096 x 4096, here with integer zero points) and, on
+// tokens on 4096 x 4096, here with integer zero points) and, on
 // 8192 x 8192, the 64-row half tile in 4 splits at 8 tokens (v36; MXFP4
 // with bf16 activations too). (Bulk (TMA) weight
 // copies are no longer planned, planner v6; hummingd_gemm_bench --override

@@ -392,6 +392,69 @@ TEST(GemmDecodePlanTest, GroupsOf32And64TakeTheGroup128Rules) {
   EXPECT_EQ(g32.entries[0].config.text,
             "tile=8x64x256,warps=1x4,stages=4,mma=wgmma,blocks=4");
   EXPECT_EQ(g32.entries[0].launch.grid_z, 8);
+  // Beyond the six layers and the measured spec, groups of 32 and 64 plan
+  // as groups of 128 (entry by entry up to 32 tokens): with integer zero
+  // points on 8192 x 8192 (the half tile does not fit four per SM, so the
+  // k-split tile stays), on N = 6208 (no 128-row tile), on the layers where
+  // 256-column k-tiles run splits of two (2048 x 4096, 5120 x 4096) and
+  // where the 16-token tile runs three per SM (8192 x 7808, whose 8-token
+  // tile is the 128-row one four per SM, which fine groups stay off).
+  // Where their larger scale windows do not fit a tile's budget (fp32
+  // scales in groups of 32 on 8192 x 8192: neither the k-split tile nor the
+  // three-per-SM one), they take the next rule's tile instead.
+  struct Layer {
+    const char* spec_tail;
+    int64_t n, k;
+    int first_entry;
+  };
+  const Layer layers[] = {
+      {"scale=fp16,zero=int", 8192, 8192, 0}, {"scale=fp16", 6208, 8192, 0},
+      {"scale=fp16", 2048, 4096, 0},          {"scale=fp16", 5120, 4096, 0},
+      {"scale=fp16", 8192, 7808, 1},
+  };
+  for (const Layer& layer : layers) {
+    const Plan coarse =
+        plan_of(absl::StrCat("weight=uint4,group=128,", layer.spec_tail),
+                layer.n, layer.k);
+    for (const int group : {32, 64}) {
+      SCOPED_TRACE(::testing::Message()
+                   << layer.spec_tail << " group=" << group << " N=" << layer.n
+                   << " K=" << layer.k);
+      const Plan fine = plan_of(
+          absl::StrCat("weight=uint4,group=", group, ",", layer.spec_tail),
+          layer.n, layer.k);
+      ASSERT_EQ(fine.entries.size(), coarse.entries.size());
+      for (int i = layer.first_entry; i < 3; ++i) {
+        EXPECT_EQ(fine.entries[i].config.text, coarse.entries[i].config.text);
+        EXPECT_EQ(fine.entries[i].launch.grid_z,
+                  coarse.entries[i].launch.grid_z);
+      }
+    }
+  }
+  // Of those, the k-split tile with zero points at 8 tokens, 256-column
+  // short splits, and three per SM at 16 tokens.
+  EXPECT_NE(plan_of("weight=uint4,group=32,scale=fp16,zero=int", 8192, 8192)
+                .entries[0]
+                .config.text.find("ksplit=4"),
+            std::string::npos);
+  EXPECT_NE(plan_of("weight=uint4,group=32,scale=fp16", 2048, 4096)
+                .entries[0]
+                .config.text.find("x128x256,"),
+            std::string::npos);
+  EXPECT_NE(plan_of("weight=uint4,group=32,scale=fp16", 8192, 7808)
+                .entries[1]
+                .config.text.find(",blocks=3"),
+            std::string::npos);
+  EXPECT_EQ(plan_of("weight=uint4,group=32,scale=fp32", 8192, 8192)
+                .entries[0]
+                .config.text,
+            "tile=8x128x256,warps=1x8,stages=4,mma=wgmma");
+  // 8-bit weights in groups of 32 were not measured with these tiles and
+  // keep the 256-row k-major tile.
+  EXPECT_EQ(plan_of("weight=uint8,group=32,scale=fp16", 8192, 8192)
+                .entries[0]
+                .config.text,
+            "tile=8x256x64,warps=1x8,stages=5,mma=wgmma,layout=kmajor");
 }
 
 // The residency padding never asks for more shared memory than the GPU
@@ -675,15 +738,16 @@ TEST(GemmDecodePlanTest, ThreeBlocksPerSmTilesFitThreeAndTheStubSaysSo) {
     }
   }
   // 4096 x 4096: 8 splits are 256 blocks (no gain measured); 8192 x 28672:
-  // 6 splits of 37 k-tiles (slower); 28672 x 8192: 224 blocks; groups of 32
-  // and 64, and 8-bit weights, were not measured three per SM; 8192 x 8192
-  // and 4096 x 14336 take 256-column k-tiles (v18).
+  // 6 splits of 37 k-tiles (slower); 28672 x 8192: 224 blocks; groups of 16
+  // and 8-bit weights were not measured three per SM; 8192 x 8192 and 4096 x
+  // 14336 take 256-column k-tiles (v18), groups of 32 and 64 too (v35).
   const std::pair<const char*, std::pair<int64_t, int64_t>> kept[] = {
       {"weight=uint4,group=128,scale=fp16", {4096, 4096}},
       {"weight=uint4,group=128,scale=fp16", {8192, 28672}},
       {"weight=uint4,group=128,scale=fp16", {28672, 8192}},
       {"weight=uint4,group=128,scale=fp16", {8192, 8192}},
       {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16", {4096, 14336}},
+      {"weight=uint4,group=16,scale=fp16", {8192, 8192}},
       {"weight=uint4,group=32,scale=fp16", {8192, 8192}},
       {"weight=uint4,group=64,scale=fp16", {8192, 8192}},
       {"weight=uint8,group=128,scale=fp16", {10240, 8192}}};
@@ -767,15 +831,16 @@ TEST(GemmDecodePlanTest, K256TilesOnSmallLayersFitOneWave) {
   // instead: K256LongSplitsAt8TokensFillOneWave; 16 tokens on 6144 x 4096:
   // three per SM lost there), nor in splits that fill less than 3/4 of one
   // wave (1024 x 16384: 8 row blocks, 16 splits, 128 blocks; unmeasured),
-  // nor for groups finer than 128 columns, 8-bit weights or a K that is not
-  // a multiple of 256.
+  // nor for groups under 32 columns, 8-bit weights or a K that is not a
+  // multiple of 256 (4096 x 4096 and 6144 x 4096 take k-split warps at 8
+  // tokens, and 6144 x 4096 three per SM at 16).
   struct Kept {
     const char* spec;
     int64_t n, k;
   };
   const Kept kept[] = {
-      {"weight=uint4,group=32,scale=fp16", 4096, 4096},
-      {"weight=uint4,group=64,scale=fp16", 6144, 4096},
+      {"weight=uint4,group=16,scale=fp16", 4096, 4096},
+      {"weight=uint4,group=16,scale=fp16", 6144, 4096},
       {"weight=uint8,group=128,scale=fp16", 4096, 4096},
       {"weight=e4m3,group=128,scale=fp16", 6144, 4096},
       {"weight=uint4,group=128,scale=fp16", 4096, 4224},
@@ -1166,7 +1231,7 @@ TEST(GemmDecodePlanTest, KMajorTilesOnlyForClientsThatPassTheKMajorScales) {
     }
   }
   // The 256-row tiles of bf16 and of groups of 32 on the long-split layers.
-  EXPECT_GE(k_major_current, 8);
+  EXPECT_EQ(k_major_current, 8);
   // ksplit=S tiles only from ABI 2: 4096 x 4096 at 8 tokens, and 8-bit
   // weights at 16 (an ABI-2 loader parses any ksplit text).
   const Plan k_split = plan_for(kW4, 4096, 4096, kLaunchAbiKSplitTiles);
