@@ -432,29 +432,33 @@ TEST(GemmDecodePlanTest, GroupsOf32And64TakeTheGroup128Rules) {
     }
   }
   // Of those, the k-split tile with zero points at 8 tokens, 256-column
-  // short splits, and three per SM at 16 tokens.
-  EXPECT_NE(plan_of("weight=uint4,group=32,scale=fp16,zero=int", 8192, 8192)
-                .entries[0]
-                .config.text.find("ksplit=4"),
-            std::string::npos);
-  EXPECT_NE(plan_of("weight=uint4,group=32,scale=fp16", 2048, 4096)
-                .entries[0]
-                .config.text.find("x128x256,"),
-            std::string::npos);
-  EXPECT_NE(plan_of("weight=uint4,group=32,scale=fp16", 8192, 7808)
-                .entries[1]
-                .config.text.find(",blocks=3"),
-            std::string::npos);
-  EXPECT_EQ(plan_of("weight=uint4,group=32,scale=fp32", 8192, 8192)
-                .entries[0]
-                .config.text,
-            "tile=8x128x256,warps=1x8,stages=4,mma=wgmma");
-  // 8-bit weights in groups of 32 were not measured with these tiles and
-  // keep the 256-row k-major tile.
-  EXPECT_EQ(plan_of("weight=uint8,group=32,scale=fp16", 8192, 8192)
-                .entries[0]
-                .config.text,
-            "tile=8x256x64,warps=1x8,stages=5,mma=wgmma,layout=kmajor");
+  // short splits, and three per SM at 16 tokens; with fp32 scales the
+  // 128-row long-split tile; 8-bit weights in groups of 32, never measured
+  // with these tiles, keep the 256-row k-major tile.
+  struct Tile {
+    const char* spec;
+    int64_t n, k;
+    int entry;
+    const char* text_part;
+  };
+  const Tile tiles[] = {
+      {"weight=uint4,group=32,scale=fp16,zero=int", 8192, 8192, 0, ",ksplit=4"},
+      {"weight=uint4,group=32,scale=fp16", 2048, 4096, 0, "x128x256,"},
+      {"weight=uint4,group=32,scale=fp16", 8192, 7808, 1, ",blocks=3"},
+      {"weight=uint4,group=32,scale=fp32", 8192, 8192, 0,
+       "tile=8x128x256,warps=1x8,stages=4,mma=wgmma"},
+      {"weight=uint8,group=32,scale=fp16", 8192, 8192, 0,
+       "tile=8x256x64,warps=1x8,stages=5,mma=wgmma,layout=kmajor"},
+  };
+  for (const Tile& t : tiles) {
+    SCOPED_TRACE(::testing::Message()
+                 << t.spec << " N=" << t.n << " K=" << t.k);
+    const Plan plan = plan_of(t.spec, t.n, t.k);
+    ASSERT_GT(plan.entries.size(), static_cast<size_t>(t.entry));
+    EXPECT_NE(plan.entries[t.entry].config.text.find(t.text_part),
+              std::string::npos)
+        << plan.entries[t.entry].config.text;
+  }
 }
 
 // The residency padding never asks for more shared memory than the GPU
