@@ -38,12 +38,24 @@ HUMMINGD_HD u32 wgmma_x_offset(int row, int chunk) {
                           (((chunk & 7) ^ (row & 7)) << 4));
 }
 
+// Entry column of the scale tensors holding k column k: 0 where one entry
+// spans K (channel and tensor scales), without the division by a K that is
+// no power of two (IMAD.HI sequences per tile; decode-notes v78).
+template <class Config, class Index>
+HUMMINGD_HD constexpr Index wgmma_scale_column(Index k) {
+  if constexpr (Config::kScaleColumns == 1) {
+    return 0;
+  } else {
+    return k / static_cast<Index>(Config::kScaleTileK);
+  }
+}
+
 // Entry column of the scale tensors where the chunk starting at k-tile
 // first_tile begins.
 template <class Config>
 HUMMINGD_HD i64 wgmma_chunk_first_column(int first_tile) {
-  return static_cast<i64>(first_tile) * Config::Tile::kBlockK /
-         Config::kScaleTileK;
+  return wgmma_scale_column<Config>(static_cast<i64>(first_tile) *
+                                    Config::Tile::kBlockK);
 }
 
 // The entry column, relative to chunk_first_col (the chunk's first), of
@@ -56,7 +68,7 @@ template <class Config>
 HUMMINGD_HD int wgmma_warp_scale_column(int k_tile0, int slice,
                                         int chunk_first_col) {
   const int slice_k0 = k_tile0 + slice * Config::kUnitsKPerWarp * kGemmUnitCols;
-  return slice_k0 / static_cast<int>(Config::kScaleTileK) - chunk_first_col;
+  return wgmma_scale_column<Config>(slice_k0) - chunk_first_col;
 }
 
 // The cp.async weight copy of a stage: `threads` threads copy `chunks`

@@ -19,6 +19,28 @@ int64_t ChunkWord(int id, int chunks_per_run, int64_t run_words) {
   return id / chunks_per_run * run_words + id % chunks_per_run * 4;
 }
 
+// Stand-ins for a WgmmaConfig's scale tiling: channel-wise scales on K =
+// 14336 (one entry column) and groups of 128 on the same K.
+struct ChannelScales {
+  static constexpr int64_t kScaleTileK = 14336;
+  static constexpr int64_t kScaleColumns = 1;
+};
+struct GroupScales {
+  static constexpr int64_t kScaleTileK = 128;
+  static constexpr int64_t kScaleColumns = 14336 / 128;
+};
+
+TEST(WgmmaTilesTest, ScaleColumnIsTheEntryHoldingTheColumn) {
+  // Every k column of K lies in entry column k / kScaleTileK: 0 for one
+  // entry per row, in both index types the kernels use.
+  for (int k = 0; k < 14336; k += 16) {
+    EXPECT_EQ(device::wgmma_scale_column<ChannelScales>(k), 0);
+    EXPECT_EQ(device::wgmma_scale_column<ChannelScales>(int64_t{k}), 0);
+    EXPECT_EQ(device::wgmma_scale_column<GroupScales>(k), k / 128);
+    EXPECT_EQ(device::wgmma_scale_column<GroupScales>(int64_t{k}), k / 128);
+  }
+}
+
 TEST(WgmmaTilesTest, WeightSlotsSitAtTheirOffsetsForEveryThread) {
   constexpr int64_t kRunWords = 224 * 128;  // K = 14336 of 4-bit units
   int checked = 0;
