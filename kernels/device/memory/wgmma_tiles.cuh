@@ -399,16 +399,20 @@ struct WgmmaStageCopier {
   }
 
   // The row parts of this thread's window items (item id = thread + i *
-  // kThreads is word id % kWords of row id / kWords).
+  // kThreads is word id % kWords of row id / kWords). Without a window
+  // (kWords = 0, e.g. no zero points) there is nothing to place, and no
+  // division by zero is instantiated (nvcc warned of one).
   template <int kWords, int kElementBytes, int kSlots, int kArray>
   HUMMINGD_DEVICE void window_rows(WindowOffset (&row_bytes)[kArray]) const {
-    constexpr int kItems = Tile::kBlockN * kWords;
-    HUMMINGD_UNROLL
-    for (int i = 0; i < kSlots; ++i) {
-      const int id = min_int(thread + i * kThreads, kItems - 1);
-      row_bytes[i] =
-          wgmma_window_row_bytes<Config, kElementBytes, WindowOffset>(
-              n0 + id / kWords, id % kWords);
+    if constexpr (kWords > 0) {
+      constexpr int kItems = Tile::kBlockN * kWords;
+      HUMMINGD_UNROLL
+      for (int i = 0; i < kSlots; ++i) {
+        const int id = min_int(thread + i * kThreads, kItems - 1);
+        row_bytes[i] =
+            wgmma_window_row_bytes<Config, kElementBytes, WindowOffset>(
+                n0 + id / kWords, id % kWords);
+      }
     }
   }
 
