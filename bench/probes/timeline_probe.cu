@@ -324,13 +324,36 @@ using W4 = hd::GemmFormat<hd::CodeKind::kUint, 4, 0, 0, hd::ScaleLayout::kGroup,
                           1, 128, hd::ScalarType::kFp16, hd::ZeroKind::kNone,
                           hd::SecondaryKind::kNone, hd::ScalarType::kFp16,
                           hd::ScalarType::kFp16, false>;
+// The same with one fp16 scale per output channel (group=channel).
+using W4Channel =
+    hd::GemmFormat<hd::CodeKind::kUint, 4, 0, 0, hd::ScaleLayout::kChannel, 0,
+                   0, hd::ScalarType::kFp16, hd::ZeroKind::kNone,
+                   hd::SecondaryKind::kNone, hd::ScalarType::kFp16,
+                   hd::ScalarType::kFp16, false>;
 using Narrow8 = hd::WgmmaTile<8, 128, 128, 2, 8, false>;
 using Narrow8Short = hd::WgmmaTile<8, 128, 128, 2, 4, false>;
+// Planner v34's 4096x14336 tile at 8 tokens, `8x64x256,warps=1x4,stages=4,
+// mma=wgmma,blocks=4` (8 splits), as the codegen stub spells it.
+using Half8Four = hd::WgmmaTile<8, 64, 256, 1, 4, false, false, false, 1, 4>;
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc > 1) g_csv_dir = argv[1];
   using hd::WgmmaConfig;
+  // Decode-notes v79 (profiles ca): channel-wise scales on 4096x14336 run
+  // ~7% slower than groups of 128 on the same tile and splits, with equal
+  // instructions and SM active cycles but longer SM idle time. Where in
+  // the launch does it sit? (HUMMINGD_PROBE_ONLY_CA=1 runs only these.)
+  using Ca128 = WgmmaConfig<W4, Half8Four, 4096, 14336>;
+  using CaChannel = WgmmaConfig<W4Channel, Half8Four, 4096, 14336>;
+  for (int m : {1, 8}) {
+    run_layer<Ca128, 4>("4096x14336 g128", 8, m, true);
+    run_layer<CaChannel, 4>("4096x14336 channel", 8, m, true);
+  }
+  if (const char* only = std::getenv("HUMMINGD_PROBE_ONLY_CA");
+      only != nullptr && only[0] == '1') {
+    return 0;
+  }
   // Planner v12's M <= 8 tiles and splits (four blocks per SM for the
   // short ring), each beside the null kernel of its grid.
   using L8192 = WgmmaConfig<W4, Narrow8Short, 8192, 8192>;
