@@ -5,6 +5,8 @@
 // launch ABI (default: the current clients').
 
 #include <cstdint>
+#include <iterator>
+#include <vector>
 
 #include "bench/kernel/decode_cases.h"
 #include "kernels/launch_abi.h"
@@ -34,9 +36,27 @@ inline KernelRequest H200GemmRequest(const char* spec_text, int64_t n,
   return GemmRequest(spec_text, n, k, "sm_90a", 132);
 }
 
+// A request at an H200's SM count (132) for any arch: the decode plan
+// tests hold the SM count and vary the arch.
+inline KernelRequest DecodeRequest(const char* spec_text, int64_t n, int64_t k,
+                                   const char* arch = "sm_90a") {
+  return GemmRequest(spec_text, n, k, arch, 132);
+}
+
 // Issue 5's layers (N x K) and the four decode specs of its table of
 // record (bench/results/gemm-decode-*.md): the bench's own defaults.
 inline constexpr auto& kIssue5Layers = bench::kDecodeLayers;
 inline constexpr auto& kIssue5TableSpecs = bench::kDecodeSpecs;
+inline constexpr auto& kDecodeLayers = kIssue5Layers;
+
+// The table of record's specs and the group sizes the issue also reports.
+inline const std::vector<const char*> kDecodeSpecs = [] {
+  std::vector<const char*> specs(std::begin(kIssue5TableSpecs),
+                                 std::end(kIssue5TableSpecs));
+  specs.insert(specs.end(), {"weight=uint4,group=32,scale=fp16",
+                             "weight=uint4,group=64,scale=fp16",
+                             "weight=uint4,group=channel,scale=fp16"});
+  return specs;
+}();
 
 }  // namespace hummingd::testing

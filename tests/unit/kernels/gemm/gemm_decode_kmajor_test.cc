@@ -1,0 +1,214 @@
+// Hopper's decode plan (kernels/gemm_decode_plan.h) and k-major scales: the
+// wide tiles of specs with one scale per row take them, only for clients
+// whose launch ABI passes the transposed scales, and the plan key records
+// the request's ABI.
+
+#include <cstdint>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "gtest/gtest.h"
+#include "kernels/gemm_config.h"
+#include "kernels/gemm_decode_plan.h"
+#include "kernels/launch_abi.h"
+#include "kernels/planner.h"
+#include "tests/unit/kernels/gemm/gemm_request.h"
+
+namespace hummingd {
+namespace {
+
+using testing::DecodeRequest;
+using testing::kDecodeLayers;
+using testing::kDecodeSpecs;
+
+TEST(GemmDecodePlanTest, KMajorScalesOnWideTilesOfSpecsWithOneScalePerRow) {
+  auto tiles = [](const char* spec, int64_t n, int64_t k) {
+    std::vector<GemmTileConfig> out;
+    absl::StatusOr<Plan> plan = PlanKernels(DecodeRequest(spec, n, k));
+    EXPECT_TRUE(plan.ok()) << spec << ": " << plan.status();
+    if (!plan.ok()) return out;
+    for (int i = 0; i < 4; ++i) {
+      absl::StatusOr<GemmTileConfig> tile =
+          ParseGemmTileText(plan->entries[i].config.text);
+      EXPECT_TRUE(tile.ok()) << tile.status();
+      if (tile.ok()) out.push_back(*tile);
+    }
+    return out;
+  };
+  const char* const kW4 = "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16";
+  const char* const kW4Bf16 =
+      "weight=uint4,group=128,scale=bf16,act=bf16,out=bf16";
+  for (auto [n, k] : {std::pair<int64_t, int64_t>{28672, 8192},
+                      std::pair<int64_t, int64_t>{8192, 28672}}) {
+    SCOPED_TRACE(::testing::Message() << "N=" << n << " K=" << k);
+    // bf16 on splits of 28-32 k-tiles: 256-row k-major tiles at 8 and 16
+    // tokens.
+    const std::vector<GemmTileConfig> bf16 = tiles(kW4Bf16, n, k);
+    ASSERT_EQ(bf16.size(), 4u);
+    for (int i : {0, 1}) {
+      EXPECT_EQ(bf16[i].block_n, 256);
+      EXPECT_TRUE(bf16[i].k_major_scales);
+    }
+    // fp16: 128 rows since planner v16 (8 tokens) and v18 (16).
+    const std::vector<GemmTileConfig> fp16 = tiles(kW4, n, k);
+    ASSERT_EQ(fp16.size(), 4u);
+    for (int i : {0, 1}) {
+      EXPECT_EQ(fp16[i].block_n, 128);
+      EXPECT_FALSE(fp16[i].k_major_scales);
+    }
+  }
+  {
+    const std::vector<GemmTileConfig> planned = tiles(kW4, 8192, 8192);
+    ASSERT_EQ(planned.size(), 4u);
+    EXPECT_EQ(FormatGemmTileText(planned[0]),
+              "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4");
+    EXPECT_FALSE(planned[0].k_major_scales);
+  }
+  // Channel-wise scales are k-major as they are: their 256-row tiles read
+  // them so (bf16, 4-bit on 28672 x 8192 at 16 tokens, 8-bit on 8192 x
+  // 8192 at 8).
+  for (const auto& [spec, n, k, range] :
+       {std::tuple<const char*, int64_t, int64_t, int>{
+            "weight=uint4,group=channel,scale=bf16,act=bf16,out=bf16", 28672,
+            8192, 1},
+        std::tuple<const char*, int64_t, int64_t, int>{
+            "weight=uint8,group=channel,scale=bf16,act=bf16,out=bf16", 8192,
+            8192, 0}}) {
+    SCOPED_TRACE(::testing::Message() << spec << " N=" << n << " K=" << k);
+    const std::vector<GemmTileConfig> planned = tiles(spec, n, k);
+    ASSERT_EQ(planned.size(), 4u);
+    EXPECT_EQ(planned[range].block_n, 256);
+    EXPECT_TRUE(planned[range].k_major_scales);
+  }
+  // Specs the k-major kernel refuses keep row windows, on every layer,
+  // though they do get 256-row tiles (bf16 activations where fp16 ones
+  // take 128-row tiles on every layer here since v18).
+  for (const char* spec :
+       {"weight=uint4,group=128,scale=fp16,zero=int",
+        "weight=uint4,group=128,scale=bf16,zero=float,act=bf16,out=bf16",
+        "weight=uint4,group=128x128,scale=bf16,act=bf16,out=bf16",
+        "weight=e4m3,group=128x128,scale=fp32,act=bf16,out=bf16",
+        "weight=uint4,group=tensor,scale=bf16,act=bf16,out=bf16"}) {
+    int wide = 0;
+    for (auto [n, k] : kDecodeLayers) {
+      SCOPED_TRACE(::testing::Message() << spec << " N=" << n << " K=" << k);
+      for (const GemmTileConfig& tile : tiles(spec, n, k)) {
+        EXPECT_FALSE(tile.k_major_scales) << FormatGemmTileText(tile);
+        wide += tile.block_n == 256;
+      }
+    }
+    EXPECT_GT(wide, 0) << spec;
+  }
+}
+
+// A client of the original arguments (launch ABI 0: checkpoint scales only)
+// never gets a layout=kmajor tile; otherwise its plan is an ABI-1 client's
+// one: the same tiles, splits and grids, scales read row-major. Neither
+// gets ksplit=S tiles, which clients read only from ABI 2 (planner v19).
+TEST(GemmDecodePlanTest, KMajorTilesOnlyForClientsThatPassTheKMajorScales) {
+  const char* const kW4 = "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16";
+  auto plan_for = [](const char* spec, int64_t n, int64_t k, uint32_t abi) {
+    absl::StatusOr<Plan> plan =
+        PlanKernels(testing::GemmRequest(spec, n, k, "sm_90a", 132, abi));
+    EXPECT_TRUE(plan.ok()) << plan.status();
+    return plan.ok() ? *plan : Plan();
+  };
+  const char* const kW4Bf16 =
+      "weight=uint4,group=128,scale=bf16,act=bf16,out=bf16";
+  const Plan original = plan_for(kW4Bf16, 28672, 8192, kLaunchAbiOriginal);
+  const Plan current = plan_for(kW4Bf16, 28672, 8192, kLaunchAbiKMajorScales);
+  ASSERT_EQ(original.entries.size(), current.entries.size());
+  ASSERT_GE(current.entries.size(), 4u);
+  EXPECT_EQ(current.entries[0].config.text,
+            "tile=8x256x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor");
+  EXPECT_EQ(current.entries[1].config.text,
+            "tile=16x256x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor");
+  EXPECT_EQ(original.entries[0].config.text,
+            "tile=8x256x128,warps=1x8,stages=4,mma=wgmma");
+  EXPECT_EQ(original.entries[1].config.text,
+            "tile=16x256x128,warps=1x8,stages=4,mma=wgmma");
+  // fp16 takes 128-row tiles there, the same for both.
+  EXPECT_EQ(plan_for(kW4, 28672, 8192, kLaunchAbiOriginal).entries[1].config,
+            plan_for(kW4, 28672, 8192, kCurrentLaunchAbi).entries[1].config);
+
+  // Every decode layer and spec: nothing k-major for ABI 0, and the same
+  // plan as ABI 1's once its k-major option is taken off.
+  int k_major_current = 0;
+  for (const char* spec : kDecodeSpecs) {
+    for (auto [n, k] : kDecodeLayers) {
+      SCOPED_TRACE(::testing::Message() << spec << " N=" << n << " K=" << k);
+      const Plan old_plan = plan_for(spec, n, k, kLaunchAbiOriginal);
+      const Plan new_plan = plan_for(spec, n, k, kLaunchAbiKMajorScales);
+      ASSERT_EQ(old_plan.entries.size(), new_plan.entries.size());
+      for (size_t i = 0; i < old_plan.entries.size(); ++i) {
+        const PlanEntry& old_entry = old_plan.entries[i];
+        const PlanEntry& new_entry = new_plan.entries[i];
+        EXPECT_EQ(old_entry.config.text.find("layout=kmajor"),
+                  std::string::npos)
+            << old_entry.config.text;
+        absl::StatusOr<GemmTileConfig> old_tile =
+            ParseGemmTileText(old_entry.config.text);
+        absl::StatusOr<GemmTileConfig> new_tile =
+            ParseGemmTileText(new_entry.config.text);
+        ASSERT_TRUE(old_tile.ok() && new_tile.ok()) << new_entry.config.text;
+        EXPECT_FALSE(old_tile->k_major_scales);
+        k_major_current += new_tile->k_major_scales;
+        GemmTileConfig without = *new_tile;
+        without.k_major_scales = false;
+        EXPECT_EQ(*old_tile, without) << new_entry.config.text;
+        EXPECT_EQ(old_entry.m_min, new_entry.m_min);
+        EXPECT_EQ(old_entry.m_max, new_entry.m_max);
+        EXPECT_EQ(old_entry.launch.grid_x, new_entry.launch.grid_x);
+        EXPECT_EQ(old_entry.launch.grid_y, new_entry.launch.grid_y);
+        EXPECT_EQ(old_entry.launch.grid_z, new_entry.launch.grid_z);
+        EXPECT_EQ(old_entry.launch.m_per_block_x,
+                  new_entry.launch.m_per_block_x);
+      }
+    }
+  }
+  // The 256-row tiles of bf16 and of groups of 32 on the long-split layers.
+  EXPECT_EQ(k_major_current, 8);
+  // ksplit=S tiles only from ABI 2: 4096 x 4096 at 8 tokens, and 8-bit
+  // weights at 16 (an ABI-2 loader parses any ksplit text).
+  const Plan k_split = plan_for(kW4, 4096, 4096, kLaunchAbiKSplitTiles);
+  EXPECT_NE(k_split.entries[0].config.text.find(",ksplit=8"),
+            std::string::npos);
+  const char* const kW8 = "weight=uint8,group=128,scale=fp16,act=fp16,out=fp16";
+  const Plan w8_abi2 = plan_for(kW8, 4096, 4096, kLaunchAbiKSplitTiles);
+  EXPECT_EQ(w8_abi2.entries[1].config.text,
+            "tile=16x16x512,warps=1x8,stages=4,mma=wgmma,ksplit=8");
+  const Plan w8_abi1 = plan_for(kW8, 4096, 4096, kLaunchAbiKMajorScales);
+  EXPECT_EQ(w8_abi1.entries[1].config.text.find("ksplit"), std::string::npos)
+      << w8_abi1.entries[1].config.text;
+  for (uint32_t abi : {kLaunchAbiOriginal, kLaunchAbiKMajorScales}) {
+    for (const char* spec : kDecodeSpecs) {
+      for (auto [n, k] : kDecodeLayers) {
+        for (const PlanEntry& entry : plan_for(spec, n, k, abi).entries) {
+          EXPECT_EQ(entry.config.text.find("ksplit"), std::string::npos)
+              << abi << " " << entry.config.text;
+        }
+      }
+    }
+  }
+}
+
+// The plan key records the launch ABI of GEMM requests (kernels/planner.h,
+// PlanKeyLaunchAbi), never of dequant ones, whose kernels take no GemmArgs.
+TEST(GemmDecodePlanTest, PlanKeyLaunchAbiIsTheGemmRequestsOwn) {
+  KernelRequest request =
+      testing::GemmRequest("weight=uint4,group=128,scale=fp16", 28672, 8192,
+                           "sm_90a", 132, kLaunchAbiOriginal);
+  EXPECT_EQ(PlanKeyLaunchAbi(request), kLaunchAbiOriginal);
+  request.launch_abi = kCurrentLaunchAbi;
+  EXPECT_EQ(PlanKeyLaunchAbi(request), kCurrentLaunchAbi);
+  request.family = KernelFamily::kDequant;
+  EXPECT_EQ(PlanKeyLaunchAbi(request), kLaunchAbiOriginal);
+  // And a request that never set it is planned for the oldest layout.
+  EXPECT_EQ(KernelRequest().launch_abi, kLaunchAbiOriginal);
+}
+
+}  // namespace
+}  // namespace hummingd
