@@ -41,8 +41,10 @@ absl::Status ValidateSize(absl::string_view field, size_t actual,
 
 int64_t PackedWordsPerRow(int64_t k, int bits) { return k * bits / 32; }
 
-// Bit-at-a-time on purpose: this is the definition of the layout, so it
-// mirrors the wording of the contract rather than being fast.
+// A code at a time through a 64-bit window of the row's stream: the
+// benchmark packs whole layers (235 M codes for 28672 x 8192), where the
+// bit-at-a-time form took seconds. UnpackCodes below stays bit-at-a-time,
+// the contract's wording, and the round-trip tests hold the two together.
 absl::StatusOr<std::vector<uint32_t>> PackCodes(
     const std::vector<uint8_t>& codes, int64_t n, int64_t k, int bits) {
   RETURN_IF_ERROR(ValidatePacking(n, k, bits));
@@ -50,7 +52,11 @@ absl::StatusOr<std::vector<uint32_t>> PackCodes(
   const int64_t words_per_row = PackedWordsPerRow(k, bits);
   std::vector<uint32_t> words(n * words_per_row, 0);
   for (int64_t row = 0; row < n; ++row) {
-    uint32_t* row_words = &words[row * words_per_row];
+    uint32_t* row_word = &words[row * words_per_row];
+    // Stream bits not yet stored, lowest first; K * bits is a multiple of
+    // 32, so a row ends on a word boundary with none left.
+    uint64_t pending = 0;
+    int pending_bits = 0;
     for (int64_t i = 0; i < k; ++i) {
       const uint32_t code = codes[row * k + i];
       if (code >= (uint32_t{1} << bits)) {
@@ -58,10 +64,12 @@ absl::StatusOr<std::vector<uint32_t>> PackCodes(
             absl::StrCat("packing.codes: code ", code, " at (", row, ", ", i,
                          ") does not fit in ", bits, " bits"));
       }
-      for (int b = 0; b < bits; ++b) {
-        if (((code >> b) & 1u) == 0) continue;
-        const int64_t stream_bit = i * bits + b;
-        row_words[stream_bit / 32] |= uint32_t{1} << (stream_bit % 32);
+      pending |= static_cast<uint64_t>(code) << pending_bits;
+      pending_bits += bits;
+      if (pending_bits >= 32) {
+        *row_word++ = static_cast<uint32_t>(pending);
+        pending >>= 32;
+        pending_bits -= 32;
       }
     }
   }
