@@ -41,8 +41,8 @@ OUT="$work/old" BENCH_CACHE_DIR="$work/old-cache" "$here/tile_sweep.sh" \
 old_rc=$?
 python3 "$here/ab_sweep_rows.py" "$work/new/sweep.json" "$work/old/sweep.json" \
   "$out/ab.json" > "$out/ab.txt"
-grep '^line ' "$work/new.txt" | sed 's/^/new: /' >> "$out/ab.txt"
-grep '^line ' "$work/old.txt" | sed 's/^/old: /' >> "$out/ab.txt"
+grep -E '^(line|phases) ' "$work/new.txt" | sed 's/^/new: /' >> "$out/ab.txt"
+grep -E '^(line|phases) ' "$work/old.txt" | sed 's/^/old: /' >> "$out/ab.txt"
 echo "new build: $(cat "$carry/COMMIT" 2>/dev/null || echo ?) (exit $new_rc); old: $(cat "$carry/old/COMMIT" 2>/dev/null || echo ?) (exit $old_rc)" >> "$out/ab.txt"
 cat "$out/ab.txt"
 [[ $new_rc -eq 0 && $old_rc -eq 0 ]]

@@ -36,6 +36,8 @@ export LD_LIBRARY_PATH="$carry/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_
 
 failed=0
 file_line=0
+lines_run=0
+lines_wall=0
 line_timeout=${LINE_TIMEOUT_S:-180}
 # `|| [[ -n $text ]]`: a last line without a newline still runs.
 while IFS= read -r text || [[ -n "$text" ]]; do
@@ -48,9 +50,12 @@ while IFS= read -r text || [[ -n "$text" ]]; do
   args=(--specs "$spec" --shapes "$shape" --ms "$ms" --json "$json")
   [[ -n "${BENCH_CACHE_DIR:-}" ]] && args+=(--cache_dir "$BENCH_CACHE_DIR")
   [[ -n "$override" ]] && args+=(--override "$override")
+  line_start=$SECONDS
   timeout "$line_timeout" "$carry/bin/hummingd_gemm_bench" "${args[@]}" \
     < /dev/null > "$work/line-$file_line.log" 2>&1
   rc=$?
+  lines_run=$((lines_run + 1))
+  lines_wall=$((lines_wall + SECONDS - line_start))
   if [[ $rc -eq 124 ]]; then
     failed=1
     echo "line $file_line failed: timed out after ${line_timeout} s (a kernel that never finishes?)" >> "$out/sweep.txt"
@@ -61,5 +66,11 @@ while IFS= read -r text || [[ -n "$text" ]]; do
   python3 "$here/tile_sweep_rows.py" "$json" "$file_line" >> "$out/sweep.txt"
 done < "$sweep"
 python3 "$here/tile_sweep_rows.py" --merge "$work" "$out/sweep.json"
+# Where the call's device time went: the lines' wall time and the bench's
+# host phases summed over every layer it ran (gemm_bench.cc prints them).
+cat "$work"/line-*.log 2>/dev/null | awk -v lines="$lines_run" -v wall="$lines_wall" '
+  /^phases / { n++; r += $4; i += $7; l += $10; m += $13 }
+  END { printf "phases over %d lines (%d s wall), %d layers: resolve %.1f s, inputs %.1f s, layers %.1f s, measure %.1f s\n", lines, wall, n, r, i, l, m }' \
+  >> "$out/sweep.txt"
 cat "$out/sweep.txt"
 exit "$failed"

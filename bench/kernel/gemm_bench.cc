@@ -17,6 +17,7 @@
 // check fails (after writing everything).
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -232,6 +233,17 @@ void RunLayer(const Device& device, client::KernelClient& kernel_client,
               const std::string& spec_text, const QuantSpec& spec,
               const LayerShape& shape, std::vector<bench::GemmBenchRow>& rows) {
   const gpu::CudaDriverApi& api = *device.api;
+  // Host seconds per phase, printed per layer: where a sweep line's device
+  // time goes besides the timed replays (bench/README.md).
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point phase_start = Clock::now();
+  auto phase_seconds = [&phase_start] {
+    const Clock::time_point now = Clock::now();
+    const double seconds =
+        std::chrono::duration<double>(now - phase_start).count();
+    phase_start = now;
+    return seconds;
+  };
   v1::KernelRequest request;
   request.set_family(v1::KERNEL_FAMILY_GEMM);
   request.mutable_spec()->set_text(spec_text);
@@ -256,6 +268,7 @@ void RunLayer(const Device& device, client::KernelClient& kernel_client,
   }
   std::shared_ptr<const gpu::LoadedKernelSet> loaded =
       Unwrap(gpu::LoadedKernelSet::Load(set, artifacts), "load");
+  const double resolve_seconds = phase_seconds();
 
   // Checkpoint tensors (random, valid), shared by every copy; each copy
   // repacks them into its own weights.
@@ -273,6 +286,7 @@ void RunLayer(const Device& device, client::KernelClient& kernel_client,
       Unwrap(bench::MakeNumericsReference(spec, shape, inputs, bias_bits),
              "numerics reference");
 
+  const double inputs_seconds = phase_seconds();
   gpu::CheckpointWeights checkpoint;
   checkpoint.weights = Upload(api, inputs.weights.data(),
                               inputs.weights.size() * sizeof(uint32_t));
@@ -298,6 +312,7 @@ void RunLayer(const Device& device, client::KernelClient& kernel_client,
   BENCH_CHECK(gpu::CudaCheck(api.cuMemFree(checkpoint.weights), "free"));
   const CUdeviceptr x = Upload(api, x_bits.data(), x_bits.size() * 2);
   const CUdeviceptr y = Allocate(api, max_m * shape.n * 2);
+  const double layers_seconds = phase_seconds();
 
   for (const int64_t m : options.ms) {
     bench::GemmBenchRow row;
@@ -335,6 +350,12 @@ void RunLayer(const Device& device, client::KernelClient& kernel_client,
                  row.numerics.ok ? "" : " NUMERICS FAIL");
     rows.push_back(row);
   }
+  std::fprintf(stderr,
+               "phases %lldx%lld: resolve %.2f s, inputs %.2f s, layers "
+               "%.2f s, measure %.2f s\n",
+               static_cast<long long>(shape.n), static_cast<long long>(shape.k),
+               resolve_seconds, inputs_seconds, layers_seconds,
+               phase_seconds());
   layers.clear();
   Free(api, x);
   Free(api, y);
