@@ -3,31 +3,16 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
-#include <thread>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/parallel_for.h"
 #include "common/status_macros.h"
 #include "kernels/reference/format_reference.h"
 #include "kernels/reference/weight_packing.h"
 
 namespace hummingd::bench {
 namespace {
-
-int WorkerCount(int64_t work_items) {
-  const int64_t cores =
-      std::max<int64_t>(1, std::thread::hardware_concurrency());
-  return static_cast<int>(std::max<int64_t>(1, std::min(cores, work_items)));
-}
-
-// Runs body(worker, workers) on WorkerCount(work_items) threads.
-template <typename Body>
-void ParallelFor(int64_t work_items, Body body) {
-  const int workers = WorkerCount(work_items);
-  std::vector<std::thread> pool;
-  for (int t = 0; t < workers; ++t) pool.emplace_back(body, t, workers);
-  for (std::thread& thread : pool) thread.join();
-}
 
 absl::Status CheckSize(const char* buffer, size_t actual, int64_t expected) {
   if (static_cast<int64_t>(actual) == expected) return absl::OkStatus();

@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "common/parallel_for.h"
 #include "common/status_macros.h"
 #include "kernels/reference/format_reference.h"
 #include "kernels/reference/weight_packing.h"
@@ -221,27 +222,30 @@ absl::StatusOr<std::vector<float>> ReferenceDequantize(
   const double midpoint = static_cast<double>(code_count / 2);
 
   std::vector<float> out(shape.n * shape.k);
-  for (int64_t row = 0; row < shape.n; ++row) {
-    double secondary = 1.0;
-    if (spec.secondary_scale == SecondaryScale::kTensor) {
-      secondary = inputs.secondary_scales[0];
-    } else if (spec.secondary_scale == SecondaryScale::kChannel) {
-      secondary = inputs.secondary_scales[row];
-    }
-    for (int64_t col = 0; col < shape.k; ++col) {
-      const int64_t entry = ScaleEntryIndex(spec, shape, row, col);
-      const uint32_t code = codes[row * shape.k + col];
-      double value;
-      if (spec.weight.kind == WeightKind::kUint) {
-        value = static_cast<double>(code) -
-                (implicit_midpoint ? midpoint : zeros[entry]);
-      } else {
-        value = ReferenceDecodeWeightCode(spec.weight, code);
+  // Rows are independent; a real layer took seconds on one core.
+  ParallelFor(shape.n, [&](int worker, int workers) {
+    for (int64_t row = worker; row < shape.n; row += workers) {
+      double secondary = 1.0;
+      if (spec.secondary_scale == SecondaryScale::kTensor) {
+        secondary = inputs.secondary_scales[0];
+      } else if (spec.secondary_scale == SecondaryScale::kChannel) {
+        secondary = inputs.secondary_scales[row];
       }
-      out[row * shape.k + col] =
-          static_cast<float>(value * scales[entry] * secondary);
+      for (int64_t col = 0; col < shape.k; ++col) {
+        const int64_t entry = ScaleEntryIndex(spec, shape, row, col);
+        const uint32_t code = codes[row * shape.k + col];
+        double value;
+        if (spec.weight.kind == WeightKind::kUint) {
+          value = static_cast<double>(code) -
+                  (implicit_midpoint ? midpoint : zeros[entry]);
+        } else {
+          value = ReferenceDecodeWeightCode(spec.weight, code);
+        }
+        out[row * shape.k + col] =
+            static_cast<float>(value * scales[entry] * secondary);
+      }
     }
-  }
+  });
   return out;
 }
 

@@ -5,6 +5,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/parallel_for.h"
 #include "common/status_macros.h"
 #include "kernels/reference/weight_packing.h"
 #include "pack/gemm_layout.cuh"
@@ -84,15 +85,23 @@ absl::StatusOr<std::vector<uint32_t>> RepackWeightsForGemm(
   RETURN_IF_ERROR(CheckWords("gemm_layout.checkpoint", checkpoint.size(),
                              n * words_per_row));
   std::vector<uint32_t> fragments(checkpoint.size(), 0);
-  for (int64_t row = 0; row < n; ++row) {
-    for (int64_t col = 0; col < k; ++col) {
-      const uint32_t code =
-          ReadCode(&checkpoint[row * words_per_row], col, bits);
-      const GemmFragmentPosition p = GemmFragmentPositionOf(row, col, k);
-      WriteCode(&fragments[(p.unit * kLanes + p.lane) * bits],
-                device::gemm_code_slot(bits, p.code), bits, code);
+  // Each 16-row block fills its own units (GemmFragmentPositionOf), so the
+  // blocks go to threads whole: a real layer took seconds on one core.
+  const int64_t row_blocks = n / kUnitRows;
+  ParallelFor(row_blocks, [&](int worker, int workers) {
+    for (int64_t block = worker; block < row_blocks; block += workers) {
+      for (int64_t row = block * kUnitRows; row < (block + 1) * kUnitRows;
+           ++row) {
+        for (int64_t col = 0; col < k; ++col) {
+          const uint32_t code =
+              ReadCode(&checkpoint[row * words_per_row], col, bits);
+          const GemmFragmentPosition p = GemmFragmentPositionOf(row, col, k);
+          WriteCode(&fragments[(p.unit * kLanes + p.lane) * bits],
+                    device::gemm_code_slot(bits, p.code), bits, code);
+        }
+      }
     }
-  }
+  });
   return fragments;
 }
 
