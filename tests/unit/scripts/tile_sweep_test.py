@@ -7,50 +7,14 @@ line of sweep.txt sums the bench's host phases over the lines that ran."""
 
 import json
 import os
-import stat
 import subprocess
+import sys
 import tempfile
 import textwrap
 import unittest
 
-SCRIPTS = os.environ.get(
-    "HUMMINGD_SCRIPTS",
-    os.path.join(os.path.dirname(__file__), "..", "..", "..", "scripts"))
-
-# The stand-in bench: records its arguments, writes one row per token count
-# to --json, prints a phases line as gemm_bench.cc does, and fails for a
-# spec that names weight=fail.
-FAKE_BENCH = textwrap.dedent("""\
-    #!/usr/bin/env bash
-    echo "$@" >> "$CALLS"
-    json=""; spec=""; shape=""; ms=""; override=""
-    while [[ $# -gt 0 ]]; do
-      case "$1" in
-        --json) json=$2; shift ;;
-        --specs) spec=$2; shift ;;
-        --shapes) shape=$2; shift ;;
-        --ms) ms=$2; shift ;;
-        --override) override=$2; shift ;;
-      esac
-      shift
-    done
-    if [[ "$spec" == *weight=fail* ]]; then
-      echo "gemm_bench: a failure the sweep must report" >&2
-      exit 1
-    fi
-    n=${shape%x*}; k=${shape#*x}
-    rows=""
-    for m in ${ms//,/ }; do
-      [[ -n "$rows" ]] && rows+=","
-      rows+="{\\"spec\\":\\"$spec\\",\\"n\\":$n,\\"k\\":$k,\\"m\\":$m,"
-      rows+="\\"us\\":$((10 + m)).5,\\"fraction\\":0.8,"
-      rows+="\\"kernel\\":\\"tile=8x32x1024\\",\\"splits\\":2,"
-      rows+="\\"numerics_ok\\":true}"
-    done
-    echo "[$rows]" > "$json"
-    echo "phases ${shape}: resolve 0.50 s, inputs 1.25 s, layers 0.25 s," \\
-         "measure 2.00 s" >&2
-    """)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from stand_in_bench import SCRIPTS, write_carry  # noqa: E402
 
 SWEEP = textwrap.dedent("""\
     # a comment line
@@ -65,12 +29,7 @@ class TileSweepTest(unittest.TestCase):
 
     def run_sweep(self):
         folder = tempfile.mkdtemp()
-        bench = os.path.join(folder, "carry", "bin", "hummingd_gemm_bench")
-        os.makedirs(os.path.dirname(bench))
-        os.makedirs(os.path.join(folder, "carry", "lib"))
-        with open(bench, "w") as handle:
-            handle.write(FAKE_BENCH)
-        os.chmod(bench, os.stat(bench).st_mode | stat.S_IEXEC)
+        write_carry(os.path.join(folder, "carry"), us_base=10)
         sweep = os.path.join(folder, "sweep.txt")
         with open(sweep, "w") as handle:
             handle.write(SWEEP)
