@@ -2,7 +2,9 @@
 """scripts/ab_sweep.sh against two stand-in benches (no GPU): both builds run
 every line of the sweep, ab.txt puts each case's two times side by side with
 new / old and ends with the range and median over the rows, both builds'
-phases lines and exit codes; ab.json holds both builds' rows."""
+phases lines and exit codes; ab.json holds both builds' rows. And
+scripts/patch_ab.sh, which runs it with a patch's bench as new and the
+carry's own as old."""
 
 import json
 import os
@@ -61,6 +63,33 @@ class AbSweepTest(unittest.TestCase):
         self.assertEqual(len(both["old"]), 3)
         self.assertEqual(sorted(r["us"] for r in both["old"]),
                          [13.5, 20.5, 28.5])
+
+
+    def test_patch_ab_runs_the_patch_bench_as_new(self):
+        folder = tempfile.mkdtemp()
+        carry = os.path.join(folder, "carry")
+        write_carry(carry, us_base=12)  # main's bench: old
+        write_bench(os.path.join(carry, "patch", "bin", "hummingd_gemm_bench"),
+                    us_base=10)
+        with open(os.path.join(carry, "COMMIT"), "w") as handle:
+            handle.write("mainhash\n")
+        with open(os.path.join(carry, "patch", "NAME"), "w") as handle:
+            handle.write("v99\n")
+        sweep = os.path.join(folder, "sweep.txt")
+        with open(sweep, "w") as handle:
+            handle.write(SWEEP)
+        out = os.path.join(folder, "out")
+        result = subprocess.run(
+            ["bash", os.path.join(SCRIPTS, "patch_ab.sh"), carry, sweep],
+            env=dict(os.environ, OUT=out), capture_output=True, text=True,
+            check=False)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        with open(os.path.join(out, "ab.txt")) as handle:
+            text = handle.read()
+        self.assertIn("new / old over 3 rows: 0.852-0.930 (median 0.902)",
+                      text)
+        self.assertIn("new build: mainhash+v99 (exit 0); old: mainhash (exit 0)",
+                      text)
 
 
 if __name__ == "__main__":
