@@ -8,28 +8,47 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <system_error>
 #include <thread>
 #include <vector>
 
 namespace hummingd {
 
-inline int ParallelWorkerCount(int64_t work_items) {
+// Workers for work_items items of which each worker should get at least
+// min_items_per_worker (thread start-up costs ~10 us; tiny loops stay on
+// the calling thread).
+inline int ParallelWorkerCount(int64_t work_items,
+                               int64_t min_items_per_worker = 1) {
   const int64_t cores =
       std::max<int64_t>(1, std::thread::hardware_concurrency());
-  return static_cast<int>(std::max<int64_t>(1, std::min(cores, work_items)));
+  const int64_t by_work =
+      work_items / std::max<int64_t>(1, min_items_per_worker);
+  return static_cast<int>(std::max<int64_t>(1, std::min(cores, by_work)));
 }
 
+// If the system refuses a thread, the workers that did not start run on
+// the calling thread after the others have been joined: the loop still
+// covers every item.
 template <typename Body>
-void ParallelFor(int64_t work_items, Body body) {
-  const int workers = ParallelWorkerCount(work_items);
+void ParallelFor(int64_t work_items, Body body,
+                 int64_t min_items_per_worker = 1) {
+  const int workers = ParallelWorkerCount(work_items, min_items_per_worker);
   if (workers == 1) {
     body(0, 1);
     return;
   }
   std::vector<std::thread> pool;
   pool.reserve(workers);
-  for (int t = 0; t < workers; ++t) pool.emplace_back(body, t, workers);
+  int started = 0;
+  try {
+    for (; started < workers; ++started) {
+      pool.emplace_back(body, started, workers);
+    }
+  } catch (const std::system_error&) {
+    // Fewer threads than asked for: the rest below.
+  }
   for (std::thread& thread : pool) thread.join();
+  for (int t = started; t < workers; ++t) body(t, workers);
 }
 
 }  // namespace hummingd

@@ -8,7 +8,9 @@
 # ./tile-sweep-out), replaced on every run: sweep.txt and sweep.json (every
 # row, with its file line). Per-line logs stay in a temporary folder (the
 # device tool returns only a few files per call); a failed line's last words
-# go to sweep.txt, and the script exits 1 when any line failed.
+# go to sweep.txt, and the script exits 1 when any line failed. The last
+# line of sweep.txt is the call's wall time and the bench's host phases
+# (resolve, inputs, layers, measure) summed over the lines that ran.
 # BENCH_CACHE_DIR: the bench's kernel cache (default: the bench's own), so
 # that two builds never share plans or cubins (scripts/ab_sweep.sh).
 # LINE_TIMEOUT_S: seconds one line may run (default 180), so that a kernel
@@ -37,7 +39,7 @@ export LD_LIBRARY_PATH="$carry/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_
 failed=0
 file_line=0
 lines_run=0
-lines_wall=0
+sweep_start=$SECONDS
 line_timeout=${LINE_TIMEOUT_S:-180}
 # `|| [[ -n $text ]]`: a last line without a newline still runs.
 while IFS= read -r text || [[ -n "$text" ]]; do
@@ -50,12 +52,10 @@ while IFS= read -r text || [[ -n "$text" ]]; do
   args=(--specs "$spec" --shapes "$shape" --ms "$ms" --json "$json")
   [[ -n "${BENCH_CACHE_DIR:-}" ]] && args+=(--cache_dir "$BENCH_CACHE_DIR")
   [[ -n "$override" ]] && args+=(--override "$override")
-  line_start=$SECONDS
   timeout "$line_timeout" "$carry/bin/hummingd_gemm_bench" "${args[@]}" \
     < /dev/null > "$work/line-$file_line.log" 2>&1
   rc=$?
   lines_run=$((lines_run + 1))
-  lines_wall=$((lines_wall + SECONDS - line_start))
   if [[ $rc -eq 124 ]]; then
     failed=1
     echo "line $file_line failed: timed out after ${line_timeout} s (a kernel that never finishes?)" >> "$out/sweep.txt"
@@ -68,8 +68,18 @@ done < "$sweep"
 python3 "$here/tile_sweep_rows.py" --merge "$work" "$out/sweep.json"
 # Where the call's device time went: the lines' wall time and the bench's
 # host phases summed over every layer it ran (gemm_bench.cc prints them).
-cat "$work"/line-*.log 2>/dev/null | awk -v lines="$lines_run" -v wall="$lines_wall" '
-  /^phases / { n++; r += $4; i += $7; l += $10; m += $13 }
+# Each phase is read by its name ("resolve 0.52 s,"), not its position.
+cat "$work"/line-*.log 2>/dev/null |
+  awk -v lines="$lines_run" -v wall="$((SECONDS - sweep_start))" '
+  /^phases / {
+    n++
+    for (f = 1; f < NF; f++) {
+      if ($f == "resolve") r += $(f + 1)
+      if ($f == "inputs") i += $(f + 1)
+      if ($f == "layers") l += $(f + 1)
+      if ($f == "measure") m += $(f + 1)
+    }
+  }
   END { printf "phases over %d lines (%d s wall), %d layers: resolve %.1f s, inputs %.1f s, layers %.1f s, measure %.1f s\n", lines, wall, n, r, i, l, m }' \
   >> "$out/sweep.txt"
 cat "$out/sweep.txt"

@@ -117,7 +117,7 @@ std::vector<uint16_t> run_layer(const char* name, int splits, int m, bool pdl) {
   using Tile = typename Config::Tile;
   const long long n = Config::kN, k = Config::kK;
   const size_t weight_bytes = static_cast<size_t>(n) * k * Config::kBits / 8;
-  const size_t scale_bytes = static_cast<size_t>(k / 128) * n * 2;
+  const size_t scale_bytes = static_cast<size_t>(Config::kScaleTensorBytes);
   const size_t per_copy = weight_bytes + scale_bytes;
   const int copies = static_cast<int>(180e6 / per_copy) + 2;
   const int n_blocks = static_cast<int>(n / Tile::kBlockN);

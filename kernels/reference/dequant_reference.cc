@@ -1,5 +1,6 @@
 #include "kernels/reference/dequant_reference.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <span>
@@ -222,30 +223,35 @@ absl::StatusOr<std::vector<float>> ReferenceDequantize(
   const double midpoint = static_cast<double>(code_count / 2);
 
   std::vector<float> out(shape.n * shape.k);
-  // Rows are independent; a real layer took seconds on one core.
-  ParallelFor(shape.n, [&](int worker, int workers) {
-    for (int64_t row = worker; row < shape.n; row += workers) {
-      double secondary = 1.0;
-      if (spec.secondary_scale == SecondaryScale::kTensor) {
-        secondary = inputs.secondary_scales[0];
-      } else if (spec.secondary_scale == SecondaryScale::kChannel) {
-        secondary = inputs.secondary_scales[row];
-      }
-      for (int64_t col = 0; col < shape.k; ++col) {
-        const int64_t entry = ScaleEntryIndex(spec, shape, row, col);
-        const uint32_t code = codes[row * shape.k + col];
-        double value;
-        if (spec.weight.kind == WeightKind::kUint) {
-          value = static_cast<double>(code) -
-                  (implicit_midpoint ? midpoint : zeros[entry]);
-        } else {
-          value = ReferenceDecodeWeightCode(spec.weight, code);
+  // Rows are independent; a real layer took seconds on one core (and a
+  // thread gets at least 64 K weights: the bench dequantizes slabs too).
+  const int64_t min_rows = std::max<int64_t>(1, (int64_t{1} << 16) / shape.k);
+  ParallelFor(
+      shape.n,
+      [&](int worker, int workers) {
+        for (int64_t row = worker; row < shape.n; row += workers) {
+          double secondary = 1.0;
+          if (spec.secondary_scale == SecondaryScale::kTensor) {
+            secondary = inputs.secondary_scales[0];
+          } else if (spec.secondary_scale == SecondaryScale::kChannel) {
+            secondary = inputs.secondary_scales[row];
+          }
+          for (int64_t col = 0; col < shape.k; ++col) {
+            const int64_t entry = ScaleEntryIndex(spec, shape, row, col);
+            const uint32_t code = codes[row * shape.k + col];
+            double value;
+            if (spec.weight.kind == WeightKind::kUint) {
+              value = static_cast<double>(code) -
+                      (implicit_midpoint ? midpoint : zeros[entry]);
+            } else {
+              value = ReferenceDecodeWeightCode(spec.weight, code);
+            }
+            out[row * shape.k + col] =
+                static_cast<float>(value * scales[entry] * secondary);
+          }
         }
-        out[row * shape.k + col] =
-            static_cast<float>(value * scales[entry] * secondary);
-      }
-    }
-  });
+      },
+      min_rows);
   return out;
 }
 

@@ -1,5 +1,6 @@
 #include "kernels/reference/gemm_layout.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -88,20 +89,26 @@ absl::StatusOr<std::vector<uint32_t>> RepackWeightsForGemm(
   // Each 16-row block fills its own units (GemmFragmentPositionOf), so the
   // blocks go to threads whole: a real layer took seconds on one core.
   const int64_t row_blocks = n / kUnitRows;
-  ParallelFor(row_blocks, [&](int worker, int workers) {
-    for (int64_t block = worker; block < row_blocks; block += workers) {
-      for (int64_t row = block * kUnitRows; row < (block + 1) * kUnitRows;
-           ++row) {
-        for (int64_t col = 0; col < k; ++col) {
-          const uint32_t code =
-              ReadCode(&checkpoint[row * words_per_row], col, bits);
-          const GemmFragmentPosition p = GemmFragmentPositionOf(row, col, k);
-          WriteCode(&fragments[(p.unit * kLanes + p.lane) * bits],
-                    device::gemm_code_slot(bits, p.code), bits, code);
+  const int64_t min_blocks =
+      std::max<int64_t>(1, (int64_t{1} << 16) / (kUnitRows * k));
+  ParallelFor(
+      row_blocks,
+      [&](int worker, int workers) {
+        for (int64_t block = worker; block < row_blocks; block += workers) {
+          for (int64_t row = block * kUnitRows; row < (block + 1) * kUnitRows;
+               ++row) {
+            for (int64_t col = 0; col < k; ++col) {
+              const uint32_t code =
+                  ReadCode(&checkpoint[row * words_per_row], col, bits);
+              const GemmFragmentPosition p =
+                  GemmFragmentPositionOf(row, col, k);
+              WriteCode(&fragments[(p.unit * kLanes + p.lane) * bits],
+                        device::gemm_code_slot(bits, p.code), bits, code);
+            }
+          }
         }
-      }
-    }
-  });
+      },
+      min_blocks);
   return fragments;
 }
 

@@ -1,5 +1,6 @@
 #include "kernels/reference/weight_packing.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -84,22 +85,27 @@ absl::StatusOr<std::vector<uint8_t>> UnpackCodes(
   RETURN_IF_ERROR(
       ValidateSize("packing.words", words.size(), n * words_per_row));
   std::vector<uint8_t> codes(n * k, 0);
-  // Rows are independent streams; whole layers go over the host's cores.
-  ParallelFor(n, [&](int worker, int workers) {
-    for (int64_t row = worker; row < n; row += workers) {
-      const uint32_t* row_words = &words[row * words_per_row];
-      for (int64_t i = 0; i < k; ++i) {
-        uint32_t code = 0;
-        for (int b = 0; b < bits; ++b) {
-          const int64_t stream_bit = i * bits + b;
-          const uint32_t bit =
-              (row_words[stream_bit / 32] >> (stream_bit % 32)) & 1u;
-          code |= bit << b;
+  // Rows are independent streams; whole layers go over the host's cores,
+  // at least 64 K codes per thread.
+  const int64_t min_rows = std::max<int64_t>(1, (int64_t{1} << 16) / k);
+  ParallelFor(
+      n,
+      [&](int worker, int workers) {
+        for (int64_t row = worker; row < n; row += workers) {
+          const uint32_t* row_words = &words[row * words_per_row];
+          for (int64_t i = 0; i < k; ++i) {
+            uint32_t code = 0;
+            for (int b = 0; b < bits; ++b) {
+              const int64_t stream_bit = i * bits + b;
+              const uint32_t bit =
+                  (row_words[stream_bit / 32] >> (stream_bit % 32)) & 1u;
+              code |= bit << b;
+            }
+            codes[row * k + i] = static_cast<uint8_t>(code);
+          }
         }
-        codes[row * k + i] = static_cast<uint8_t>(code);
-      }
-    }
-  });
+      },
+      min_rows);
   return codes;
 }
 

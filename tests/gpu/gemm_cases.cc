@@ -5,13 +5,7 @@
 namespace hummingd::gpu::testing {
 namespace {
 
-// The covering grid (issue 4): every weight format x every scale
-// granularity x every scale dtype x both 16-bit activation / output types,
-// plus secondary scales, zero points and bias, each pair of options met in
-// at least one case (not the full product). Shapes: the smallest legal
-// (16 x 64), odd multiples of the units (48 x 192, 80 x 320, ...) and real
-// layers (4096 x 4096, 6144 x 4096) for a few cases only (the fp64
-// reference is the cost).
+// The covering grid (CoveringCases in gemm_cases.h says what it covers).
 const GemmCase kCases[] = {
     // uint1 .. uint8, symmetric (implicit mid-point).
     {"weight=uint1,group=32,scale=fp16", 16, 64, kSmall},

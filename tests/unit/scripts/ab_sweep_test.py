@@ -8,6 +8,7 @@ carry's own as old."""
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -27,6 +28,7 @@ class AbSweepTest(unittest.TestCase):
 
     def test_side_by_side_with_ratios_and_their_median(self):
         folder = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, folder, ignore_errors=True)
         carry = os.path.join(folder, "carry")
         # new: us = 10 + M + 0.5; old: us = 12 + M + 0.5.
         write_carry(carry, us_base=10)
@@ -67,6 +69,7 @@ class AbSweepTest(unittest.TestCase):
 
     def test_patch_ab_runs_the_patch_bench_as_new(self):
         folder = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, folder, ignore_errors=True)
         carry = os.path.join(folder, "carry")
         write_carry(carry, us_base=12)  # main's bench: old
         write_bench(os.path.join(carry, "patch", "bin", "hummingd_gemm_bench"),

@@ -2,8 +2,8 @@
 device-call scripts (scripts/tile_sweep.sh, scripts/ab_sweep.sh) without a
 GPU. The stand-in records its arguments (one line per call, to $CALLS when
 set), writes one row per token count to --json with us = us_base + M + 0.5,
-prints a phases line as gemm_bench.cc does, and fails for a spec that names
-weight=fail."""
+prints a phases line with gemm_bench.cc's keys (in another order, so that a
+reader must go by the names), and fails for a spec that names weight=fail."""
 
 import os
 import stat
@@ -41,8 +41,8 @@ _BENCH = textwrap.dedent("""\
       rows+="\\"numerics_ok\\":true}"
     done
     echo "[$rows]" > "$json"
-    echo "phases ${shape}: resolve 0.50 s, inputs 1.25 s, layers 0.25 s," \\
-         "measure 2.00 s" >&2
+    echo "phases ${shape}: measure 2.00 s, layers 0.25 s, resolve 0.50 s," \\
+         "inputs 1.25 s" >&2
     """)
 
 

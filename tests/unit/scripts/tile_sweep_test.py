@@ -7,6 +7,7 @@ line of sweep.txt sums the bench's host phases over the lines that ran."""
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -29,6 +30,7 @@ class TileSweepTest(unittest.TestCase):
 
     def run_sweep(self):
         folder = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, folder, ignore_errors=True)
         write_carry(os.path.join(folder, "carry"), us_base=10)
         sweep = os.path.join(folder, "sweep.txt")
         with open(sweep, "w") as handle:

@@ -21,8 +21,8 @@ namespace hummingd {
 namespace {
 
 using testing::DecodeRequest;
-using testing::kDecodeLayers;
-using testing::kDecodeSpecs;
+using testing::kIssue5Layers;
+using testing::kIssue5SpecsWithGroupSizes;
 
 TEST(GemmDecodePlanTest, KMajorScalesOnWideTilesOfSpecsWithOneScalePerRow) {
   auto tiles = [](const char* spec, int64_t n, int64_t k) {
@@ -93,7 +93,7 @@ TEST(GemmDecodePlanTest, KMajorScalesOnWideTilesOfSpecsWithOneScalePerRow) {
         "weight=e4m3,group=128x128,scale=fp32,act=bf16,out=bf16",
         "weight=uint4,group=tensor,scale=bf16,act=bf16,out=bf16"}) {
     int wide = 0;
-    for (auto [n, k] : kDecodeLayers) {
+    for (auto [n, k] : kIssue5Layers) {
       SCOPED_TRACE(::testing::Message() << spec << " N=" << n << " K=" << k);
       for (const GemmTileConfig& tile : tiles(spec, n, k)) {
         EXPECT_FALSE(tile.k_major_scales) << FormatGemmTileText(tile);
@@ -137,8 +137,8 @@ TEST(GemmDecodePlanTest, KMajorTilesOnlyForClientsThatPassTheKMajorScales) {
   // Every decode layer and spec: nothing k-major for ABI 0, and the same
   // plan as ABI 1's once its k-major option is taken off.
   int k_major_current = 0;
-  for (const char* spec : kDecodeSpecs) {
-    for (auto [n, k] : kDecodeLayers) {
+  for (const char* spec : kIssue5SpecsWithGroupSizes) {
+    for (auto [n, k] : kIssue5Layers) {
       SCOPED_TRACE(::testing::Message() << spec << " N=" << n << " K=" << k);
       const Plan old_plan = plan_for(spec, n, k, kLaunchAbiOriginal);
       const Plan new_plan = plan_for(spec, n, k, kLaunchAbiKMajorScales);
@@ -184,8 +184,8 @@ TEST(GemmDecodePlanTest, KMajorTilesOnlyForClientsThatPassTheKMajorScales) {
   EXPECT_EQ(w8_abi1.entries[1].config.text.find("ksplit"), std::string::npos)
       << w8_abi1.entries[1].config.text;
   for (uint32_t abi : {kLaunchAbiOriginal, kLaunchAbiKMajorScales}) {
-    for (const char* spec : kDecodeSpecs) {
-      for (auto [n, k] : kDecodeLayers) {
+    for (const char* spec : kIssue5SpecsWithGroupSizes) {
+      for (auto [n, k] : kIssue5Layers) {
         for (const PlanEntry& entry : plan_for(spec, n, k, abi).entries) {
           EXPECT_EQ(entry.config.text.find("ksplit"), std::string::npos)
               << abi << " " << entry.config.text;

@@ -26,12 +26,12 @@ namespace hummingd {
 namespace {
 
 using testing::DecodeRequest;
-using testing::kDecodeLayers;
-using testing::kDecodeSpecs;
+using testing::kIssue5Layers;
+using testing::kIssue5SpecsWithGroupSizes;
 
 TEST(GemmDecodePlanTest, HopperDecodeRangesAreWgmmaAndFillTheMachine) {
-  for (const char* spec : kDecodeSpecs) {
-    for (auto [n, k] : kDecodeLayers) {
+  for (const char* spec : kIssue5SpecsWithGroupSizes) {
+    for (auto [n, k] : kIssue5Layers) {
       SCOPED_TRACE(::testing::Message() << spec << " N=" << n << " K=" << k);
       const KernelRequest request = DecodeRequest(spec, n, k);
       absl::StatusOr<Plan> plan = PlanKernels(request);
@@ -326,7 +326,7 @@ TEST(GemmDecodePlanTest, GroupsOf32And64TakeTheGroup128Rules) {
   };
   for (const char* activations :
        {"scale=fp16,act=fp16,out=fp16", "scale=bf16,act=bf16,out=bf16"}) {
-    for (auto [n, k] : kDecodeLayers) {
+    for (auto [n, k] : kIssue5Layers) {
       const Plan coarse =
           plan_of(absl::StrCat("weight=uint4,group=128,", activations), n, k);
       ASSERT_GE(coarse.entries.size(), 4u);

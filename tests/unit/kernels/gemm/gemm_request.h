@@ -47,10 +47,9 @@ inline KernelRequest DecodeRequest(const char* spec_text, int64_t n, int64_t k,
 // record (bench/results/gemm-decode-*.md): the bench's own defaults.
 inline constexpr auto& kIssue5Layers = bench::kDecodeLayers;
 inline constexpr auto& kIssue5TableSpecs = bench::kDecodeSpecs;
-inline constexpr auto& kDecodeLayers = kIssue5Layers;
 
 // The table of record's specs and the group sizes the issue also reports.
-inline const std::vector<const char*> kDecodeSpecs = [] {
+inline const std::vector<const char*> kIssue5SpecsWithGroupSizes = [] {
   std::vector<const char*> specs(std::begin(kIssue5TableSpecs),
                                  std::end(kIssue5TableSpecs));
   specs.insert(specs.end(), {"weight=uint4,group=32,scale=fp16",

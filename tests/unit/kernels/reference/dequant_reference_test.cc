@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "gtest/gtest.h"
+#include "kernels/quant_spec.h"
 #include "kernels/reference/format_reference.h"
 #include "kernels/reference/weight_packing.h"
 #include "tests/unit/kernels/test_seed.h"
@@ -346,6 +347,46 @@ TEST(MakeRandomDequantInputsTest, ValidDeterministicAndNeverZero) {
       non_zero += v != 0;
     }
     EXPECT_GT(non_zero, 0);
+  }
+}
+
+// FNV-1a over the weight words, then the scale and zero-point bytes.
+uint64_t InputsHash(const DequantInputs& in) {
+  uint64_t hash = 1469598103934665603ull;
+  auto mix = [&hash](uint64_t value) {
+    hash ^= value;
+    hash *= 1099511628211ull;
+  };
+  for (uint32_t word : in.weights) mix(word);
+  for (uint8_t byte : in.scales) mix(byte);
+  for (uint8_t byte : in.zero_points) mix(byte);
+  return hash;
+}
+
+// A seed gives the same tensors from commit to commit, so that benchmark
+// rows and failures replay across builds (the values were taken at 5044abd,
+// before the generator was made faster, and still hold).
+TEST(MakeRandomDequantInputsTest, SeedGivesTheSameTensorsAcrossCommits) {
+  const struct {
+    const char* spec;
+    uint64_t hash;
+  } kPinned[] = {
+      {"weight=uint4,group=128,scale=fp16", 0x1bf2e4eaf5fb1754ull},
+      {"weight=uint3,group=32,scale=bf16,act=bf16,out=bf16",
+       0xea0d3005a08b5507ull},
+      {"weight=e4m3,group=128,scale=fp16", 0x8ff1a3f3aff09569ull},
+      {"weight=uint5,group=64,scale=fp16,zero=int", 0x0e0b21c7d2f422a2ull},
+      {"weight=e2m1,group=32,scale=ue8m0,act=bf16,out=bf16",
+       0x7049e5c956e01047ull},
+  };
+  for (const auto& pinned : kPinned) {
+    SCOPED_TRACE(pinned.spec);
+    absl::StatusOr<QuantSpec> spec = ParseSpecText(pinned.spec);
+    ASSERT_TRUE(spec.ok()) << spec.status();
+    const DequantInputs in =
+        MakeRandomDequantInputs(Canonicalize(*spec), Dense(64, 256), 77);
+    ASSERT_FALSE(in.weights.empty());
+    EXPECT_EQ(InputsHash(in), pinned.hash);
   }
 }
 

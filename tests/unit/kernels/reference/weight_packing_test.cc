@@ -57,24 +57,21 @@ TEST(WeightPackingTest, OneBitCodes) {
   EXPECT_EQ((*words)[0], 0xAAAAAAAAu);
 }
 
-// An independent packer: append each code to a 64-bit accumulator and flush
-// whole words.
-std::vector<uint32_t> PackWithAccumulator(const std::vector<uint8_t>& codes,
-                                          int64_t n, int64_t k, int bits) {
-  std::vector<uint32_t> words;
+// An independent packer in the contract's own words, one stream bit at a
+// time (PackCodes itself goes a code at a time through a 64-bit window).
+std::vector<uint32_t> PackBitByBit(const std::vector<uint8_t>& codes, int64_t n,
+                                   int64_t k, int bits) {
+  const int64_t words_per_row = k * bits / 32;
+  std::vector<uint32_t> words(n * words_per_row, 0);
   for (int64_t row = 0; row < n; ++row) {
-    uint64_t accumulator = 0;
-    int filled = 0;
     for (int64_t i = 0; i < k; ++i) {
-      accumulator |= uint64_t{codes[row * k + i]} << filled;
-      filled += bits;
-      if (filled >= 32) {
-        words.push_back(static_cast<uint32_t>(accumulator));
-        accumulator >>= 32;
-        filled -= 32;
+      for (int b = 0; b < bits; ++b) {
+        if (((codes[row * k + i] >> b) & 1u) == 0) continue;
+        const int64_t stream_bit = i * bits + b;
+        words[row * words_per_row + stream_bit / 32] |= uint32_t{1}
+                                                        << (stream_bit % 32);
       }
     }
-    EXPECT_EQ(filled, 0);
   }
   return words;
 }
@@ -95,7 +92,7 @@ TEST(WeightPackingTest, RoundTripsRandomCodesForEveryWidth) {
       ASSERT_TRUE(words.ok()) << words.status();
       ASSERT_EQ(static_cast<int64_t>(words->size()),
                 n * PackedWordsPerRow(k, bits));
-      EXPECT_EQ(*words, PackWithAccumulator(codes, n, k, bits));
+      EXPECT_EQ(*words, PackBitByBit(codes, n, k, bits));
       absl::StatusOr<std::vector<uint8_t>> unpacked =
           UnpackCodes(*words, n, k, bits);
       ASSERT_TRUE(unpacked.ok()) << unpacked.status();
