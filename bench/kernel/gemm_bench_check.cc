@@ -9,6 +9,7 @@
 #include "common/parallel_for.h"
 #include "common/status_macros.h"
 #include "kernels/reference/format_reference.h"
+#include "kernels/reference/fp64_dot.h"
 #include "kernels/reference/weight_packing.h"
 
 namespace hummingd::bench {
@@ -172,22 +173,8 @@ std::vector<double> SampledReference(std::span<const float> x,
     for (int64_t j = worker; j < columns; j += workers) {
       const float* w_row = &w[j * k];
       for (int64_t i = 0; i < rows; ++i) {
-        const float* x_row = &x[i * k];
-        // Four independent sums so the fp64 adds pipeline.
-        double sum[4] = {0, 0, 0, 0};
-        int64_t c = 0;
-        for (; c + 4 <= k; c += 4) {
-          for (int l = 0; l < 4; ++l) {
-            sum[l] += static_cast<double>(x_row[c + l]) *
-                      static_cast<double>(w_row[c + l]);
-          }
-        }
-        for (; c < k; ++c) {
-          sum[0] +=
-              static_cast<double>(x_row[c]) * static_cast<double>(w_row[c]);
-        }
-        out[i * columns + j] = (sum[0] + sum[1]) + (sum[2] + sum[3]) +
-                               (bias.empty() ? 0.0 : bias[j]);
+        out[i * columns + j] =
+            Fp64Dot(&x[i * k], w_row, k) + (bias.empty() ? 0.0 : bias[j]);
       }
     }
   });

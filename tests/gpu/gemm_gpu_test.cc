@@ -25,6 +25,7 @@
 #include "kernels/k_major_scales.h"
 #include "kernels/reference/dequant_reference.h"
 #include "kernels/reference/format_reference.h"
+#include "kernels/reference/fp64_dot.h"
 #include "kernels/reference/gemm_layout.h"
 #include "tests/gpu/gemm_cases.h"
 #include "tests/gpu/gemm_support.h"
@@ -54,19 +55,8 @@ std::vector<double> ReferenceGemm(const std::vector<float>& x,
   std::vector<double> out(m * n);
   ParallelFor(m, [&](int worker, int workers) {
     for (int64_t row = worker; row < m; row += workers) {
-      const float* xr = &x[row * k];
       for (int64_t col = 0; col < n; ++col) {
-        const float* wr = &w[col * k];
-        // Four independent sums (K is a multiple of 64) so the adds
-        // pipeline; float products are exact in fp64.
-        double sum[4] = {0, 0, 0, 0};
-        for (int64_t i = 0; i < k; i += 4) {
-          for (int j = 0; j < 4; ++j) {
-            sum[j] +=
-                static_cast<double>(xr[i + j]) * static_cast<double>(wr[i + j]);
-          }
-        }
-        out[row * n + col] = (sum[0] + sum[1]) + (sum[2] + sum[3]) +
+        out[row * n + col] = Fp64Dot(&x[row * k], &w[col * k], k) +
                              (bias.empty() ? 0.0 : bias[col]);
       }
     }
