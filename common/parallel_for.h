@@ -26,6 +26,15 @@ inline int ParallelWorkerCount(int64_t work_items,
   return static_cast<int>(std::max<int64_t>(1, std::min(cores, by_work)));
 }
 
+// The minimum items per worker for items of `work_per_item` elementary
+// steps each (weights, codes): at least 64 K steps per thread, so that a
+// thread's start-up stays a small part of its work.
+inline int64_t MinItemsPerWorker(int64_t work_per_item) {
+  constexpr int64_t kMinWorkPerThread = int64_t{1} << 16;
+  return std::max<int64_t>(
+      1, kMinWorkPerThread / std::max<int64_t>(1, work_per_item));
+}
+
 // If the system refuses a thread, the workers that did not start run on
 // the calling thread after the others have been joined: the loop still
 // covers every item.

@@ -225,7 +225,7 @@ absl::StatusOr<std::vector<float>> ReferenceDequantize(
   std::vector<float> out(shape.n * shape.k);
   // Rows are independent; a real layer took seconds on one core (and a
   // thread gets at least 64 K weights: the bench dequantizes slabs too).
-  const int64_t min_rows = std::max<int64_t>(1, (int64_t{1} << 16) / shape.k);
+  const int64_t min_rows = MinItemsPerWorker(shape.k);
   ParallelFor(
       shape.n,
       [&](int worker, int workers) {

@@ -89,8 +89,7 @@ absl::StatusOr<std::vector<uint32_t>> RepackWeightsForGemm(
   // Each 16-row block fills its own units (GemmFragmentPositionOf), so the
   // blocks go to threads whole: a real layer took seconds on one core.
   const int64_t row_blocks = n / kUnitRows;
-  const int64_t min_blocks =
-      std::max<int64_t>(1, (int64_t{1} << 16) / (kUnitRows * k));
+  const int64_t min_blocks = MinItemsPerWorker(kUnitRows * k);
   ParallelFor(
       row_blocks,
       [&](int worker, int workers) {

@@ -87,7 +87,7 @@ absl::StatusOr<std::vector<uint8_t>> UnpackCodes(
   std::vector<uint8_t> codes(n * k, 0);
   // Rows are independent streams; whole layers go over the host's cores,
   // at least 64 K codes per thread.
-  const int64_t min_rows = std::max<int64_t>(1, (int64_t{1} << 16) / k);
+  const int64_t min_rows = MinItemsPerWorker(k);
   ParallelFor(
       n,
       [&](int worker, int workers) {
