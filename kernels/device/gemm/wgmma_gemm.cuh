@@ -143,7 +143,8 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
 
   // Tile t + kStages - 2 is copied while tile t computes: the slot it
   // lands in was last read by tile t - 2, whose wgmmas every warp has
-  // retired (wait_group 1 inside tile t - 1) before this barrier.
+  // retired (wait_group 1 or 2 inside tile t - 1, kWgmmasInFlight in
+  // gemm/wgmma_tile_compute.cuh) before this barrier.
   // The prologue fetches the weights of the first tiles before waiting for
   // the previous kernel (they are read-only), and the activations after:
   // all of those activations go into the last prologue group, so the first

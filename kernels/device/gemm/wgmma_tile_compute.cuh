@@ -2,8 +2,9 @@
 
 // One k-tile of the Hopper decode GEMM (gemm/wgmma_gemm.cuh): each warp
 // decodes its 16 weight rows of every 64-row block straight into wgmma A
-// registers, double-buffered per k16 step (wait_group 1) so that the decode
-// of step s overlaps the tensor cores' work on step s - 1. At 8 tokens the
+// registers, while the wgmmas of the last one or two k16 steps run
+// (wait_group 1 or 2, kWgmmasInFlight), so that the decode of step s
+// overlaps the tensor cores' work on the steps before. At 8 tokens the
 // same registers feed warp-level mma.sync m16n8k16 instead (sync_mma_step):
 // half the tensor time per weight, and no fence, commit or wait.
 //
@@ -284,6 +285,13 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
   // With k-split warps at 16 tokens too (two n8 tiles per step).
   constexpr bool kSyncMma = Config::kTokens == 8 || Config::kWarpSplitK > 1;
   constexpr int kBTiles = kSyncMma ? Config::kTokens / 8 : 1;
+  // wgmmas a warpgroup leaves in flight while it decodes the next step's A
+  // registers: two from 64 tokens, where the loop waits on the tensor pipe
+  // (decode-notes v79-v80), one below (v61: two were neutral at 32
+  // tokens). The ring reuses tile t - 2's slot after tile t - 1; a tile has
+  // at least four k16 steps (one 64-column unit), so with at most two in
+  // flight every wgmma of tile t - 2 has retired by then.
+  constexpr int kWgmmasInFlight = Config::kTokens >= 64 ? 2 : 1;
   const u32 ldsm_lane_offset = static_cast<u32>(
       (lane & 7) * kWgmmaSwizzleRowBytes + (((lane >> 3) ^ (lane & 7)) << 4));
   // Deferred: the current fold's decoder entries (zero points only).
@@ -335,8 +343,9 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
     for (int s = 0; s < 4; ++s) {
       const int q_w = ku_w * 4 + s;
       const bool starts_fold = q_w % Plan::kStepsPerFold == 0;
-      // The wgmma of step s - 2 read the A registers this step rewrites.
-      if constexpr (!kSyncMma) wgmma_wait<1>();
+      // The wgmma of step s - 1 - kWgmmasInFlight read the A registers
+      // this step rewrites.
+      if constexpr (!kSyncMma) wgmma_wait<kWgmmasInFlight>();
       // Deferred: the new period's scales and decoder entries (zero
       // points), loaded before the decode that hides their latency.
       float r_new_scale[kR][2];
@@ -379,8 +388,8 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
       }
       if constexpr (Plan::kDeferred) {
         if (starts_fold) {
-          // The previous period's last wgmma (step s - 1) is the only one
-          // that can still be in flight.
+          // The previous period's last wgmmas (up to kWgmmasInFlight of
+          // them, step s - 1 among them) may still be in flight.
           if (q_w > 0 || has_previous_tile) {
             if constexpr (!kSyncMma) wgmma_wait<0>();
             acc.fold();
