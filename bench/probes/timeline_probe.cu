@@ -354,6 +354,34 @@ int main(int argc, char** argv) {
       only != nullptr && only[0] == '1') {
     return 0;
   }
+  // Decode-notes v81: 16 tokens against 8 on the planned tiles. 8192² at
+  // M = 16 runs 12.2 us against 10.3 at M = 8 (and 4096² 5.7 against 4.2):
+  // is the extra time in the loop, or in the split-K tail that the 8-token
+  // k-split tile does not have? Each beside the null kernel of its grid.
+  // (HUMMINGD_PROBE_ONLY_M16=1 runs only these.)
+  {
+    using Plan8 = WgmmaConfig<
+        W4, hd::WgmmaTile<8, 32, 1024, 2, 3, false, false, false, 4>, 8192,
+        8192>;
+    using Plan16 = WgmmaConfig<W4, hd::WgmmaTile<16, 128, 256, 2, 4>, 8192,
+                               8192>;
+    using Small16 = WgmmaConfig<
+        W4, hd::WgmmaTile<16, 32, 1024, 4, 4, false, false, false, 8, 1>,
+        4096, 4096>;
+    using Small8 = WgmmaConfig<
+        W4, hd::WgmmaTile<8, 16, 1024, 2, 4, false, false, false, 8>, 4096,
+        4096>;
+    run_layer<Plan8, 2>("8192x8192 8x32x1024 ksplit=4", 1, 8, true);
+    run_layer<Plan16, 2>("8192x8192 16x128x256", 4, 16, true);
+    run_layer<Plan16, 2, true>("8192x8192 16x128x256", 4, 16, true);
+    run_layer<Small8, 2>("4096x4096 8x16x1024 ksplit=8", 1, 8, true);
+    run_layer<Small16, 1>("4096x4096 16x32x1024 ksplit=8", 1, 16, true);
+    run_layer<Small16, 1, true>("4096x4096 16x32x1024 ksplit=8", 1, 16, true);
+  }
+  if (const char* only = std::getenv("HUMMINGD_PROBE_ONLY_M16");
+      only != nullptr && only[0] == '1') {
+    return 0;
+  }
   // Planner v12's M <= 8 tiles and splits (four blocks per SM for the
   // short ring), each beside the null kernel of its grid.
   using L8192 = WgmmaConfig<W4, Narrow8Short, 8192, 8192>;
