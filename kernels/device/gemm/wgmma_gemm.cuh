@@ -146,9 +146,11 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
   // retired (wait_group 1 or 2 inside tile t - 1, kWgmmasInFlight in
   // gemm/wgmma_tile_compute.cuh) before this barrier.
   // The prologue fetches the weights of the first tiles before waiting for
-  // the previous kernel (they are read-only), and the activations after:
-  // all of those activations go into the last prologue group, so the first
-  // iteration waits for the whole prologue.
+  // the previous kernel (they are read-only), and the activations after,
+  // one cp.async group per tile: tile t's activations are the t-th group
+  // after the wait, so every tile, the first among them, waits for all but
+  // the kAhead - 1 newest groups, and the first tile starts without the
+  // later prologue tiles' activations.
   // (kStages - 1 for k-split warp tiles: Config::kAhead, wgmma_ring_lead.)
   constexpr int kAhead = Config::kAhead;
   static_assert(kAhead < Tile::kStages, "the prologue's tiles sit in slots");
@@ -168,17 +170,13 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
   HUMMINGD_UNROLL
   for (int t = 0; t < kAhead; ++t) {
     if (t < tiles) copier.copy_activations(stage_at(t), t);
+    async_copy_commit();
   }
-  async_copy_commit();
   // Waits until tile t, in ring slot `slot`, has landed (its cp.async
   // group and, with bulk weights, its mbarrier phase), then issues tile
   // t + kAhead's copy into ring slot copy_slot.
   auto begin_tile = [&](int slot, int copy_slot, int t) {
-    if (t == 0) {
-      async_copy_wait<0>();
-    } else {
-      async_copy_wait<kAhead - 1>();
-    }
+    async_copy_wait<kAhead - 1>();
     if constexpr (Tile::kBulkWeights) {
       mbarrier_wait_parity(barrier_at(slot),
                            static_cast<u32>(t / Tile::kStages) & 1u);
