@@ -360,17 +360,19 @@ int main(int argc, char** argv) {
   // k-split tile does not have? Each beside the null kernel of its grid.
   // (HUMMINGD_PROBE_ONLY_M16=1 runs only these.)
   {
-    using Plan8 = WgmmaConfig<
-        W4, hd::WgmmaTile<8, 32, 1024, 2, 3, false, false, false, 4>, 8192,
-        8192>;
-    using Plan16 = WgmmaConfig<W4, hd::WgmmaTile<16, 128, 256, 2, 4>, 8192,
-                               8192>;
+    using Plan8 =
+        WgmmaConfig<W4,
+                    hd::WgmmaTile<8, 32, 1024, 2, 3, false, false, false, 4>,
+                    8192, 8192>;
+    using Plan16 =
+        WgmmaConfig<W4, hd::WgmmaTile<16, 128, 256, 2, 4>, 8192, 8192>;
     using Small16 = WgmmaConfig<
-        W4, hd::WgmmaTile<16, 32, 1024, 4, 4, false, false, false, 8, 1>,
-        4096, 4096>;
-    using Small8 = WgmmaConfig<
-        W4, hd::WgmmaTile<8, 16, 1024, 2, 4, false, false, false, 8>, 4096,
+        W4, hd::WgmmaTile<16, 32, 1024, 4, 4, false, false, false, 8, 1>, 4096,
         4096>;
+    using Small8 =
+        WgmmaConfig<W4,
+                    hd::WgmmaTile<8, 16, 1024, 2, 4, false, false, false, 8>,
+                    4096, 4096>;
     run_layer<Plan8, 2>("8192x8192 8x32x1024 ksplit=4", 1, 8, true);
     run_layer<Plan16, 2>("8192x8192 16x128x256", 4, 16, true);
     run_layer<Plan16, 2, true>("8192x8192 16x128x256", 4, 16, true);

@@ -287,9 +287,9 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
   constexpr int kBTiles = kSyncMma ? Config::kTokens / 8 : 1;
   // wgmmas a warpgroup leaves in flight while it decodes the next step's A
   // registers: two from 64 tokens, where the loop waits on the tensor pipe
-  // (decode-notes v79-v80), one below (v61: two were neutral at 32
-  // tokens). The ring reuses tile t - 2's slot after tile t - 1; a tile has
-  // at least four k16 steps (one 64-column unit), so with at most two in
+  // (decode-notes v79-v80), one below (v61, v81: two were neutral at 16
+  // and 32 tokens). The ring reuses tile t - 2's slot after tile t - 1; a tile
+  // has at least four k16 steps (one 64-column unit), so with at most two in
   // flight every wgmma of tile t - 2 has retired by then.
   constexpr int kWgmmasInFlight = Config::kTokens >= 64 ? 2 : 1;
   const u32 ldsm_lane_offset = static_cast<u32>(
