@@ -278,8 +278,10 @@ std::vector<uint16_t> run_layer(const char* name, int splits, int m, bool pdl) {
   // marks in µs from the launch's first entry.
   if (g_csv_dir != nullptr) {
     char path[512];
-    std::snprintf(path, sizeof(path), "%s/%s-m%d-%s.csv", g_csv_dir, name, m,
-                  pdl ? "pdl" : "nopdl");
+    // The null kernel of a layer gets its own file (it ran under the same
+    // name and once overwrote the real kernel's, decode-notes v81).
+    std::snprintf(path, sizeof(path), "%s/%s-m%d-%s%s.csv", g_csv_dir, name, m,
+                  pdl ? "pdl" : "nopdl", kNull ? "-null" : "");
     for (char* c = path + std::strlen(g_csv_dir) + 1; *c; ++c) {
       if (*c == ' ') *c = '_';
     }
