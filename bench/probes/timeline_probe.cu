@@ -101,6 +101,13 @@ void fill(void* p, size_t bytes, uint32_t seed, uint32_t mask, uint32_t base) {
   CHECK(cudaGetLastError());
 }
 
+// Whether the environment variable `name` is "1" (the probe's case
+// selectors, read once at start-up).
+bool env_is_one(const char* name) {
+  const char* value = std::getenv(name);
+  return value != nullptr && value[0] == '1' && value[1] == '\0';
+}
+
 double percentile(std::vector<double> v, double q) {
   if (v.empty()) return -1.0;
   std::sort(v.begin(), v.end());
@@ -346,21 +353,22 @@ int main(int argc, char** argv) {
   // ~7% slower than groups of 128 on the same tile and splits, with equal
   // instructions and SM active cycles but longer SM idle time. Where in
   // the launch does it sit? (HUMMINGD_PROBE_ONLY_CA=1 runs only these.)
+  const bool only_ca = env_is_one("HUMMINGD_PROBE_ONLY_CA");
+  const bool only_m16 = env_is_one("HUMMINGD_PROBE_ONLY_M16");
   using Ca128 = WgmmaConfig<W4, Half8Four, 4096, 14336>;
   using CaChannel = WgmmaConfig<W4Channel, Half8Four, 4096, 14336>;
-  for (int m : {1, 8}) {
-    run_layer<Ca128, 4>("4096x14336 g128", 8, m, true);
-    run_layer<CaChannel, 4>("4096x14336 channel", 8, m, true);
+  if (!only_m16) {
+    for (int m : {1, 8}) {
+      run_layer<Ca128, 4>("4096x14336 g128", 8, m, true);
+      run_layer<CaChannel, 4>("4096x14336 channel", 8, m, true);
+    }
   }
-  if (const char* only = std::getenv("HUMMINGD_PROBE_ONLY_CA");
-      only != nullptr && only[0] == '1') {
-    return 0;
-  }
+  if (only_ca) return 0;
   // Decode-notes v81: 16 tokens against 8 on the planned tiles. 8192² at
   // M = 16 runs 12.2 us against 10.3 at M = 8 (and 4096² 5.7 against 4.2):
   // is the extra time in the loop, or in the split-K tail that the 8-token
-  // k-split tile does not have? Each beside the null kernel of its grid.
-  // (HUMMINGD_PROBE_ONLY_M16=1 runs only these.)
+  // k-split tile does not have? The 16-token ones beside the null kernel
+  // of their grid. (HUMMINGD_PROBE_ONLY_M16=1 runs only these.)
   {
     using Plan8 =
         WgmmaConfig<W4,
@@ -382,10 +390,7 @@ int main(int argc, char** argv) {
     run_layer<Small16, 1>("4096x4096 16x32x1024 ksplit=8", 1, 16, true);
     run_layer<Small16, 1, true>("4096x4096 16x32x1024 ksplit=8", 1, 16, true);
   }
-  if (const char* only = std::getenv("HUMMINGD_PROBE_ONLY_M16");
-      only != nullptr && only[0] == '1') {
-    return 0;
-  }
+  if (only_m16) return 0;
   // Planner v12's M <= 8 tiles and splits (four blocks per SM for the
   // short ring), each beside the null kernel of its grid.
   using L8192 = WgmmaConfig<W4, Narrow8Short, 8192, 8192>;

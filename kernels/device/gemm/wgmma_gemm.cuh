@@ -141,7 +141,8 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
   // scheduled now; its blocks take SMs as ours retire.
   grid_dependents_launch();
 
-  // Tile t + kStages - 2 is copied while tile t computes: the slot it
+  // Tile t + kAhead is copied while tile t computes (kAhead = kStages - 2,
+  // or 2 for three-stage k-split warp tiles: wgmma_ring_lead): the slot it
   // lands in was last read by tile t - 2, whose wgmmas every warp has
   // retired (wait_group 1 or 2 inside tile t - 1, kWgmmasInFlight in
   // gemm/wgmma_tile_compute.cuh) before this barrier.
@@ -151,7 +152,6 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
   // after the wait, so every tile, the first among them, waits for all but
   // the kAhead - 1 newest groups, and the first tile starts without the
   // later prologue tiles' activations.
-  // (kStages - 1 for k-split warp tiles: Config::kAhead, wgmma_ring_lead.)
   constexpr int kAhead = Config::kAhead;
   static_assert(kAhead < Tile::kStages, "the prologue's tiles sit in slots");
   // Chunk 0's scales (read-only) travel with tile 0; kChunkTiles >= kAhead,
