@@ -1,6 +1,5 @@
 #include "kernels/reference/dequant_reference.h"
 
-#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <span>

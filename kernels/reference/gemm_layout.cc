@@ -1,6 +1,5 @@
 #include "kernels/reference/gemm_layout.h"
 
-#include <algorithm>
 #include <cstdint>
 #include <vector>
 

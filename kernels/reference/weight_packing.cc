@@ -1,6 +1,5 @@
 #include "kernels/reference/weight_packing.h"
 
-#include <algorithm>
 #include <cstdint>
 #include <vector>
 
