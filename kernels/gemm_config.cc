@@ -72,6 +72,7 @@ int GemmTileConfig::SharedBytes(const QuantSpec& spec) const {
 }
 
 uint32_t GemmTileLaunchAbi(const GemmTileConfig& tile) {
+  if (tile.early_tiles > 0) return kLaunchAbiEarlyTiles;
   if (tile.mma == GemmMma::kWgmma && tile.block_m > 128) {
     return kLaunchAbiTokenTiles256;
   }
@@ -170,6 +171,7 @@ std::string FormatGemmTileText(const GemmTileConfig& tile) {
       tile.warp_split_k > 1 ? absl::StrCat(",ksplit=", tile.warp_split_k) : "",
       tile.blocks_per_sm > 0 ? absl::StrCat(",blocks=", tile.blocks_per_sm)
                              : "",
+      tile.early_tiles > 0 ? absl::StrCat(",early=", tile.early_tiles) : "",
       tile.grouped_order ? ",order=grouped" : "");
 }
 
@@ -207,6 +209,14 @@ absl::StatusOr<GemmTileConfig> ParseGemmTileText(std::string_view text) {
       tile.blocks_per_sm = blocks_ok ? blocks[0] : 0;
       ++next;
     }
+    if (blocks_ok && next < fields.size() &&
+        absl::StartsWith(fields[next], "early=")) {
+      int early[1];
+      // ValidateGemmTile checks it against the ring's lead.
+      blocks_ok = ParseDims(fields[next].substr(6), 1, early);
+      tile.early_tiles = blocks_ok ? early[0] : 0;
+      ++next;
+    }
     if (blocks_ok) tile.grouped_order = take("order=grouped");
   }
   if (fields.size() < 3 || next != fields.size() || !blocks_ok ||
@@ -216,7 +226,7 @@ absl::StatusOr<GemmTileConfig> ParseGemmTileText(std::string_view text) {
     return Invalid(absl::StrCat(
         "expected tile=BMxBNxBK,warps=WMxWN,stages=S[,mma=wgmma[,copy=bulk]"
         "[,scales=pre][,layout=kmajor][,ksplit=2|4|8][,blocks=1..4]"
-        "[,order=grouped]] (got '",
+        "[,early=N][,order=grouped]] (got '",
         whole, "')"));
   }
   int dims[3];
@@ -335,6 +345,20 @@ absl::Status ValidateGemmTile(const GemmTileConfig& tile, int64_t n,
       (tile.mma != GemmMma::kWgmma || tile.blocks_per_sm < 1 ||
        tile.blocks_per_sm > 4)) {
     return Invalid("blocks=1..4 is a wgmma tile option");
+  }
+  // early=N names fewer prologue tiles than the ring's lead (all of them is
+  // the default, written without the option).
+  if (tile.early_tiles != 0 &&
+      (tile.mma != GemmMma::kWgmma || tile.early_tiles < 1 ||
+       tile.early_tiles >=
+           device::wgmma_ring_lead(tile.stages, tile.warp_split_k))) {
+    return Invalid(absl::StrCat(
+        "early=N is a wgmma tile option, 1 <= N < the ring's lead (",
+        device::wgmma_ring_lead(tile.stages, tile.warp_split_k),
+        " for stages=", tile.stages,
+        tile.warp_split_k > 1 ? absl::StrCat(",ksplit=", tile.warp_split_k)
+                              : "",
+        "; got ", tile.early_tiles, ")"));
   }
   if (tile.mma == GemmMma::kSync && (tile.stages < 2 || tile.stages > 8)) {
     return Invalid(absl::StrCat("stages must be 2..8 (got ", tile.stages, ")"));

@@ -4,7 +4,8 @@
 // text the planner writes and codegen reads back
 // ("tile=16x64x128,warps=1x4,stages=4" for the mma.sync skeleton,
 // "tile=8x128x256,warps=1x8,stages=6,mma=wgmma[,copy=bulk][,scales=pre]
-// [,layout=kmajor][,ksplit=S][,blocks=N]" for the Hopper decode skeleton), its
+// [,layout=kmajor][,ksplit=S][,blocks=N][,early=N][,order=grouped]" for the
+// Hopper decode skeleton), its
 // validation against a layer, and the split-K workspace size.
 
 #include <cstdint>
@@ -79,6 +80,13 @@ struct GemmTileConfig {
   // bench/decode-notes.md v66, v68) and on every 256-token tile (ABI 4,
   // planner v33, v69).
   bool grouped_order = false;
+  // wgmma only: the prologue fetches only its first `early_tiles` tiles'
+  // weights before the previous kernel completes and the rest of its tiles'
+  // weights after, each with its activations ("early=N", 1 <= N < the ring's
+  // lead); 0: every prologue tile's weights before (bench/decode-notes.md
+  // v82, v83: 2-4% faster on 8192² at 1-16 tokens, 1-7% slower on other
+  // layers). The first tile's activations then queue behind fewer weights.
+  int early_tiles = 0;
 
   int Threads() const { return 32 * warps_m * warps_n; }
   // Dynamic shared memory of the kernel for this spec (the wgmma skeleton

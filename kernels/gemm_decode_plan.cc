@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "gemm/wgmma_config.cuh"
 #include "kernels/gemm_decode_ksplit.h"
 #include "kernels/gemm_decode_rules.h"
 
@@ -571,6 +572,34 @@ bool KMajorScalesWin(const GemmTileConfig& tile, const QuantSpec& spec,
   return tile.block_n == 256 && WgmmaTakesKMajorScales(k_major, spec, shape.k);
 }
 
+// early=1 (planner v38, bench/decode-notes.md v83): the prologue fetches
+// only its first tile's weights before the previous kernel completes, so
+// that the first tile's activations, issued at the release, queue behind
+// one tile's weights instead of all the ring's lead. Planned where it won in
+// three runs (the v82 A/B twice, bench/results/ab-v82-session31.md, and sweep
+// cd, bench/results/tile-sweep-cd.md, all against the same tile without it):
+// 4-bit weights in the two tiles whose blocks hold 7-8 k-tiles, 8192 x 8192
+// 8x32x1024 ksplit=4 at M = 1-8 (fp16 0.96-0.99x, bf16 0.96-0.98x) and
+// 16x128x256 in 4 splits at M = 16 (fp16 0.99x, bf16 0.97-0.98x), 4096 x
+// 14336 16x128x256 in 8 splits of 7 k-tiles (bf16 0.98x, fp16 1.00x). The
+// same tiles lost on blocks of 4 k-tiles (6144 x 4096 8x32x1024, bf16
+// 1.01-1.05x, fp16 1.03-1.04x at M <= 2) and of 28-32 (8192 x 28672 and
+// 28672 x 8192 16x128x256, 1.01x), and every other planned tile lost or
+// tied (8x64x256 four per SM on 4096 x 14336 1.01-1.02x, 8-bit 8x32x512
+// ksplit=4 on 6144 x 4096 1.03-1.07x).
+bool EarlyFirstTileWins(const DecodeCandidate& candidate, const QuantSpec& spec,
+                        const LayerShape& shape) {
+  const GemmTileConfig& tile = candidate.tile;
+  const bool k_split_tile = tile.block_m == 8 && tile.block_n == 32 &&
+                            tile.block_k == 1024 && tile.warp_split_k == 4;
+  const bool wide_16_token_tile = tile.block_m == 16 && tile.block_n == 128 &&
+                                  tile.block_k == 256 && tile.warp_split_k == 1;
+  const int64_t block_k_tiles = shape.k / tile.block_k / candidate.splits;
+  return spec.weight.bits == 4 && (k_split_tile || wide_16_token_tile) &&
+         block_k_tiles >= 7 && block_k_tiles <= 8 &&
+         device::wgmma_ring_lead(tile.stages, tile.warp_split_k) >= 2;
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
@@ -675,6 +704,11 @@ absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
     // launch it.
     chosen.tile.k_major_scales = launch_abi >= kLaunchAbiKMajorScales &&
                                  KMajorScalesWin(chosen.tile, spec, shape);
+    // Likewise only a client that reads early=N tile texts.
+    if (launch_abi >= kLaunchAbiEarlyTiles &&
+        EarlyFirstTileWins(chosen, spec, shape)) {
+      chosen.tile.early_tiles = 1;
+    }
     entries.push_back(MakeGemmPlanEntry(range.m_min, range.m_max, chosen.tile,
                                         spec, shape, chosen.splits,
                                         smem_limit));

@@ -43,10 +43,14 @@ inline constexpr uint32_t kLaunchAbiPrefillTiles = 3;
 // out, but a client of ABI 3 refuses the tile text (BM 256 was not a
 // wgmma tile before this step).
 inline constexpr uint32_t kLaunchAbiTokenTiles256 = 4;
+// The client reads `early=N` tile texts (planner v38, bench/decode-notes.md
+// v83): the same arguments and grid as the tile without it, but a client of
+// ABI 4 refuses the text when it loads the set.
+inline constexpr uint32_t kLaunchAbiEarlyTiles = 5;
 // What this build's launchers (QuantizedLinear, LaunchKernel) pass. Bump
 // it, with a new constant above, whenever a planned kernel expects
 // arguments (or a tile text) an older client does not handle; requests
 // above it are refused (INVALID_ARGUMENT).
-inline constexpr uint32_t kCurrentLaunchAbi = kLaunchAbiTokenTiles256;
+inline constexpr uint32_t kCurrentLaunchAbi = kLaunchAbiEarlyTiles;
 
 }  // namespace hummingd

@@ -148,10 +148,13 @@ HUMMINGD_HD constexpr int wgmma_scale_entries(long long scale_tile_k,
 // kBlocksPerSm_: the blocks per SM the launch plans (the stub's launch
 // bounds cap the registers to fit them; kernels/gemm_config.cc,
 // WgmmaBlocksPerSm).
+// kEarlyTiles_ > 0: only the first kEarlyTiles_ prologue tiles' weights are
+// fetched before the previous kernel completes (gemm/wgmma_gemm.cuh); 0:
+// every prologue tile's.
 template <int kTokens_, int kBlockN_, int kBlockK_, int kWarpgroups_,
           int kStages_, bool kBulkWeights_ = false, bool kPrescaled_ = false,
           bool kKMajorScales_ = false, int kWarpSplitK_ = 1,
-          int kBlocksPerSm_ = kWgmmaDefaultBlocksPerSm>
+          int kBlocksPerSm_ = kWgmmaDefaultBlocksPerSm, int kEarlyTiles_ = 0>
 struct WgmmaTile {
   static constexpr int kTokens = kTokens_;
   static constexpr int kBlockM = kTokens_;
@@ -164,6 +167,7 @@ struct WgmmaTile {
   static constexpr bool kKMajorScales = kKMajorScales_;
   static constexpr int kWarpSplitK = kWarpSplitK_;
   static constexpr int kBlocksPerSm = kBlocksPerSm_;
+  static constexpr int kEarlyTiles = kEarlyTiles_;
 };
 
 template <class Format_, class Tile_, i64 kN_, i64 kK_>
@@ -229,6 +233,11 @@ struct WgmmaConfig : GemmScaleTiling<Format_, kN_, kK_> {
   // Scale / zero-point chunks (wgmma_scale_chunk_tiles): one buffer is the
   // kBlockN rows' scale windows, then their zero-point windows.
   static constexpr int kAhead = wgmma_ring_lead(Tile::kStages, kWarpSplitK);
+  // Prologue tiles whose weights go before the grid-dependency wait.
+  static constexpr int kEarlyTiles =
+      Tile::kEarlyTiles > 0 ? Tile::kEarlyTiles : kAhead;
+  static_assert(kEarlyTiles >= 1 && kEarlyTiles <= kAhead,
+                "early=N takes 1 <= N <= the ring's lead");
   static constexpr int kChunkTiles =
       wgmma_scale_chunk_tiles(kAhead, kScaleEntries, kScaleElementBytes);
   static constexpr int kScaleWindowWords =

@@ -146,30 +146,41 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
   // lands in was last read by tile t - 2, whose wgmmas every warp has
   // retired (wait_group 1 or 2 inside tile t - 1, kWgmmasInFlight in
   // gemm/wgmma_tile_compute.cuh) before this barrier.
-  // The prologue fetches the weights of the first tiles before waiting for
-  // the previous kernel (they are read-only), and the activations after,
-  // one cp.async group per tile: tile t's activations are the t-th group
-  // after the wait, so every tile, the first among them, waits for all but
-  // the kAhead - 1 newest groups, and the first tile starts without the
-  // later prologue tiles' activations.
+  // The prologue fetches the weights of its first Config::kEarlyTiles tiles
+  // (all kAhead unless the tile says `early=N`) before waiting for the
+  // previous kernel (they are read-only), and the rest after: per tile its
+  // activations (and weights, past the early ones), one cp.async group per
+  // tile. Tile t's activations complete with group t + kEarlyTiles (t +
+  // kAhead - 1 where every prologue tile is early: the last early weights
+  // join tile 0's group), so every tile, the first among them, waits for
+  // all but the kAhead - 1 newest groups, and the first tile starts without
+  // the later prologue tiles' activations. Fewer early tiles let the first
+  // tile's activations in ahead of the later tiles' weights
+  // (bench/decode-notes.md v82, v83).
   constexpr int kAhead = Config::kAhead;
+  constexpr int kEarlyTiles = Config::kEarlyTiles;
   static_assert(kAhead < Tile::kStages, "the prologue's tiles sit in slots");
   // Chunk 0's scales (read-only) travel with tile 0; kChunkTiles >= kAhead,
   // so no other chunk starts inside the prologue.
   if (tiles > 0) copier.copy_chunk(chunk_buffer(0), range.begin);
   HUMMINGD_UNROLL
-  for (int t = 0; t < kAhead; ++t) {
+  for (int t = 0; t < kEarlyTiles; ++t) {
     if (t < tiles) {
       // Tile t < kAhead < kStages sits in slot t.
       copier.copy_weights(stage_at(t), barrier_at(t), t, range.begin);
     }
-    if (t + 1 < kAhead) async_copy_commit();
+    if (t + 1 < kEarlyTiles || kEarlyTiles < kAhead) async_copy_commit();
   }
   grid_dependency_wait();
   HUMMINGD_TIMELINE_MARK(thread, 1);  // the previous kernel is complete
   HUMMINGD_UNROLL
   for (int t = 0; t < kAhead; ++t) {
-    if (t < tiles) copier.copy_activations(stage_at(t), t);
+    if (t < tiles) {
+      if (t >= kEarlyTiles) {
+        copier.copy_weights(stage_at(t), barrier_at(t), t, range.begin);
+      }
+      copier.copy_activations(stage_at(t), t);
+    }
     async_copy_commit();
   }
   // Waits until tile t, in ring slot `slot`, has landed (its cp.async

@@ -64,7 +64,7 @@ TEST(GemmDecodePlanTest, KMajorScalesOnWideTilesOfSpecsWithOneScalePerRow) {
     const std::vector<GemmTileConfig> planned = tiles(kW4, 8192, 8192);
     ASSERT_EQ(planned.size(), 4u);
     EXPECT_EQ(FormatGemmTileText(planned[0]),
-              "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4");
+              "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4,early=1");
     EXPECT_FALSE(planned[0].k_major_scales);
   }
   // Channel-wise scales are k-major as they are: their 256-row tiles read

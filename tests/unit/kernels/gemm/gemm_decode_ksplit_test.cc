@@ -125,7 +125,7 @@ TEST(GemmDecodeKSplitTest, KSplitWarpsFillTheMachineUnsplit) {
        "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4", ""},
       // 4-bit 32-row blocks up to K = 8192 (v20).
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 8192, 8192,
-       "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4", ""},
+       "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4,early=1", ""},
       {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16", 8192, 5120,
        "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4", ""},
       // 8-bit weights, fp16 activations, past K = 4096 (v21).
@@ -197,8 +197,12 @@ TEST(GemmDecodeKSplitTest, KSplitWarpsFillTheMachineUnsplit) {
       ASSERT_TRUE(stub.ok()) << stub.status();
       // The k-split count is the tile's ninth argument; the blocks per SM,
       // where not the default two, its tenth.
+      // early=N, where set, its eleventh (after the blocks per SM).
       const std::string tail =
-          per_sm == 2
+          tile->early_tiles > 0
+              ? absl::StrCat(", ", tile->warp_split_k, ", ", per_sm, ", ",
+                             tile->early_tiles, ">;")
+          : per_sm == 2
               ? absl::StrCat(", ", tile->warp_split_k, ">;")
               : absl::StrCat(", ", tile->warp_split_k, ", ", per_sm, ">;");
       EXPECT_NE(stub->source.find(tail), std::string::npos) << stub->source;

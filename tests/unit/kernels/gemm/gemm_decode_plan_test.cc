@@ -159,8 +159,8 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
        8192,
        8192,
-       {"tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4",
-        "tile=16x128x256,warps=1x8,stages=4,mma=wgmma",
+       {"tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4,early=1",
+        "tile=16x128x256,warps=1x8,stages=4,mma=wgmma,early=1",
         "tile=32x128x256,warps=1x8,stages=3,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
        {1, 4, 4, 4}},
@@ -171,7 +171,7 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
        4096,
        14336,
        {"tile=8x64x256,warps=1x4,stages=4,mma=wgmma,blocks=4",
-        "tile=16x128x256,warps=1x8,stages=4,mma=wgmma",
+        "tile=16x128x256,warps=1x8,stages=4,mma=wgmma,early=1",
         "tile=32x128x256,warps=1x8,stages=3,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
        {8, 8, 8, 8}},
@@ -278,8 +278,8 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
       {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16",
        8192,
        8192,
-       {"tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4",
-        "tile=16x128x256,warps=1x8,stages=4,mma=wgmma",
+       {"tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4,early=1",
+        "tile=16x128x256,warps=1x8,stages=4,mma=wgmma,early=1",
         "tile=32x128x256,warps=1x8,stages=3,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
        {1, 4, 4, 4}},
@@ -287,7 +287,7 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
        4096,
        14336,
        {"tile=8x64x256,warps=1x4,stages=4,mma=wgmma,blocks=4",
-        "tile=16x128x256,warps=1x8,stages=4,mma=wgmma",
+        "tile=16x128x256,warps=1x8,stages=4,mma=wgmma,early=1",
         "tile=32x128x256,warps=1x8,stages=3,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
        {8, 8, 8, 8}},
@@ -346,8 +346,9 @@ TEST(GemmDecodePlanTest, GroupsOf32And64TakeTheGroup128Rules) {
           const PlanEntry& f = fine.entries[i];
           const PlanEntry& c = coarse.entries[i];
           if (half_tile && i == 0) {
-            EXPECT_EQ(c.config.text,
-                      "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4");
+            EXPECT_EQ(
+                c.config.text,
+                "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4,early=1");
             EXPECT_EQ(f.config.text,
                       "tile=8x64x256,warps=1x4,stages=4,mma=wgmma,blocks=4");
             EXPECT_EQ(f.launch.grid_z, 4);

@@ -113,7 +113,7 @@ TEST(GemmDecodePlanTest, FourBlocksPerSmTilesFitFourAndTheStubSaysSo) {
       {"weight=uint4,group=32,scale=fp16",
        {"tile=8x64x256,warps=1x4,stages=4,mma=wgmma,blocks=4", 4}},
       {"weight=uint4,group=64,scale=fp16",
-       {"tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4", 1}},
+       {"tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4,early=1", 1}},
   };
   for (const auto& [spec, expected] : fine) {
     SCOPED_TRACE(spec);
@@ -139,7 +139,7 @@ TEST(GemmDecodePlanTest, FourBlocksPerSmTilesFitFourAndTheStubSaysSo) {
         std::string(spec).find("group=128x128") != std::string::npos;
     if (coarse) {
       EXPECT_EQ(plan->entries[0].config.text,
-                "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4");
+                "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4,early=1");
     } else {
       EXPECT_LT(tile->block_k, 256) << plan->entries[0].config.text;
       EXPECT_EQ(tile->warp_split_k, 1) << plan->entries[0].config.text;
@@ -155,7 +155,7 @@ TEST(GemmDecodePlanTest, FourBlocksPerSmTilesFitFourAndTheStubSaysSo) {
       DecodeRequest("weight=uint4,group=channel,scale=fp16", 8192, 8192));
   ASSERT_TRUE(channel.ok()) << channel.status();
   EXPECT_EQ(channel->entries[0].config.text,
-            "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4");
+            "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4,early=1");
   // 8-bit weights at 8 tokens: 128-column k-tiles in long splits (planner
   // v18), with the launch bounds of four per SM (64 registers) that their
   // small-layer tile always had, though their shared memory lets two reside

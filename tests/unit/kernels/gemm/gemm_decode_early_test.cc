@@ -1,0 +1,165 @@
+// early=N (planner v38, bench/decode-notes.md v83): the tile text's
+// prologue option round-trips and validates against the ring's lead, its
+// stub names the count while every other stub stays as it was, only clients
+// of kLaunchAbiEarlyTiles are planned it, and the planner takes it exactly
+// where sweep cd and the v82 A/Bs measured it winning.
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "gtest/gtest.h"
+#include "kernels/codegen.h"
+#include "kernels/gemm_config.h"
+#include "kernels/gemm_decode_plan.h"
+#include "kernels/launch_abi.h"
+#include "kernels/planner.h"
+#include "tests/unit/kernels/gemm/gemm_request.h"
+
+namespace hummingd {
+namespace {
+
+using testing::GemmRequest;
+
+constexpr char kKSplitTile[] =
+    "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4";
+constexpr char kWide16TokenTile[] =
+    "tile=16x128x256,warps=1x8,stages=4,mma=wgmma";
+
+TEST(GemmDecodeEarlyTest, TextRoundTripsInItsPlaceAndValidatesAgainstTheLead) {
+  for (const std::string text :
+       {std::string(kKSplitTile) + ",early=1",
+        std::string(kWide16TokenTile) + ",early=1",
+        std::string("tile=8x16x512,warps=1x8,stages=3,mma=wgmma,ksplit=8,"
+                    "blocks=4,early=1"),
+        std::string("tile=64x128x64,warps=1x8,stages=6,mma=wgmma,scales=pre,"
+                    "early=3,order=grouped")}) {
+    absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(text);
+    ASSERT_TRUE(tile.ok()) << text << ": " << tile.status();
+    EXPECT_GT(tile->early_tiles, 0) << text;
+    EXPECT_EQ(FormatGemmTileText(*tile), text);
+    EXPECT_TRUE(ValidateGemmTile(*tile, 8192, 8192).ok()) << text;
+    EXPECT_EQ(GemmTileLaunchAbi(*tile), kLaunchAbiEarlyTiles) << text;
+  }
+  // Out of place, repeated or malformed: refused by the parser.
+  for (const char* bad :
+       {",early=1,blocks=2", ",order=grouped,early=1", ",early=1,early=1",
+        ",early=", ",early=x", ",early=-1"}) {
+    EXPECT_FALSE(ParseGemmTileText(std::string(kWide16TokenTile) + bad).ok())
+        << bad;
+  }
+  EXPECT_FALSE(
+      ParseGemmTileText("tile=16x64x128,warps=1x4,stages=4,early=1").ok());
+  // Parsed, but not a prologue of that many tiles: N must be under the
+  // ring's lead (stages - 2, or 2 for three-stage ksplit tiles), since N
+  // equal to it is the default, written without the option.
+  for (const char* out_of_range :
+       {"tile=16x128x256,warps=1x8,stages=4,mma=wgmma,early=2",
+        "tile=16x128x256,warps=1x8,stages=3,mma=wgmma,early=1",
+        "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4,early=2",
+        "tile=16x128x256,warps=1x8,stages=4,mma=wgmma,early=0"}) {
+    absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(out_of_range);
+    if (!tile.ok()) continue;  // early=0 may stop at the parser
+    EXPECT_FALSE(ValidateGemmTile(*tile, 8192, 8192).ok()) << out_of_range;
+  }
+  GemmTileConfig sync_early;
+  sync_early.early_tiles = 1;
+  EXPECT_FALSE(ValidateGemmTile(sync_early, 256, 256).ok());
+  // Without the option a tile needs no newer client than before.
+  EXPECT_EQ(GemmTileLaunchAbi(*ParseGemmTileText(kWide16TokenTile)),
+            kLaunchAbiOriginal);
+}
+
+// The stub passes the count as WgmmaTile's last argument, and a tile
+// without the option keeps its stub text byte for byte (the planned cubins
+// of main were SASS-identical with and without this change).
+TEST(GemmDecodeEarlyTest, StubNamesTheCountOnlyWhereSet) {
+  const KernelRequest request =
+      GemmRequest("weight=uint4,group=128,scale=fp16", 8192, 8192);
+  GemmTileConfig tile = *ParseGemmTileText(kWide16TokenTile);
+  const auto stub_for = [&](const GemmTileConfig& config) {
+    return GenerateStub(
+        request, MakeGemmPlanEntry(9, 16, config, request.spec, request.shape,
+                                   4, GemmSharedMemoryLimit(request.gpu))
+                     .config);
+  };
+  absl::StatusOr<KernelSource> plain = stub_for(tile);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_NE(plain->source.find("WgmmaTile<16, 128, 256, 2, 4, false>;"),
+            std::string::npos)
+      << plain->source;
+  tile.early_tiles = 1;
+  absl::StatusOr<KernelSource> early = stub_for(tile);
+  ASSERT_TRUE(early.ok()) << early.status();
+  EXPECT_NE(early->source.find("WgmmaTile<16, 128, 256, 2, 4, false, false, "
+                               "false, 1, 2, 1>;"),
+            std::string::npos)
+      << early->source;
+}
+
+// The planned M <= 16 ranges: range 0 is M = 1-8, range 1 M = 9-16.
+std::string PlannedText(const char* spec, int64_t n, int64_t k, int range,
+                        uint32_t launch_abi = kCurrentLaunchAbi) {
+  absl::StatusOr<Plan> plan =
+      PlanKernels(GemmRequest(spec, n, k, "sm_90a", 132, launch_abi));
+  EXPECT_TRUE(plan.ok()) << plan.status();
+  if (!plan.ok()) return "";
+  return plan->entries[range].config.text;
+}
+
+TEST(GemmDecodeEarlyTest, PlannedWhereMeasuredWinning) {
+  for (const char* spec :
+       {"weight=uint4,group=128,scale=fp16",
+        "weight=uint4,group=128,scale=bf16,act=bf16,out=bf16"}) {
+    SCOPED_TRACE(spec);
+    // 8192 x 8192: blocks of 8 k-tiles in both tiles.
+    EXPECT_EQ(PlannedText(spec, 8192, 8192, 0),
+              std::string(kKSplitTile) + ",early=1");
+    EXPECT_EQ(PlannedText(spec, 8192, 8192, 1),
+              std::string(kWide16TokenTile) + ",early=1");
+    // 4096 x 14336 at 16 tokens: 8 splits of 7 k-tiles.
+    EXPECT_EQ(PlannedText(spec, 4096, 14336, 1),
+              std::string(kWide16TokenTile) + ",early=1");
+    // A client of ABI 4 gets the same tiles without it.
+    EXPECT_EQ(PlannedText(spec, 8192, 8192, 0, kLaunchAbiTokenTiles256),
+              kKSplitTile);
+    EXPECT_EQ(PlannedText(spec, 8192, 8192, 1, kLaunchAbiTokenTiles256),
+              kWide16TokenTile);
+    // Where the same tiles lost: blocks of 28-32 k-tiles at 16 tokens
+    // (fp16), and the 8x64x256 and 256-row tiles of the other layers.
+    for (const auto& [n, k] : {std::pair<int64_t, int64_t>{28672, 8192},
+                               {8192, 28672},
+                               {4096, 4096}}) {
+      for (int range : {0, 1, 2, 3}) {
+        EXPECT_EQ(PlannedText(spec, n, k, range).find("early="),
+                  std::string::npos)
+            << n << "x" << k << " range " << range;
+      }
+    }
+    EXPECT_EQ(PlannedText(spec, 4096, 14336, 0).find("early="),
+              std::string::npos);
+  }
+  // 6144 x 4096 bf16 plans the k-split tile over blocks of 4 k-tiles,
+  // which lost.
+  const char* bf16 = "weight=uint4,group=128,scale=bf16,act=bf16,out=bf16";
+  EXPECT_EQ(PlannedText(bf16, 6144, 4096, 0), kKSplitTile);
+  // 8-bit weights: every tile tied or lost.
+  for (const char* spec : {"weight=uint8,group=128,scale=fp16",
+                           "weight=e4m3,group=128,scale=fp16"}) {
+    for (int range : {0, 1, 2, 3}) {
+      EXPECT_EQ(PlannedText(spec, 8192, 8192, range).find("early="),
+                std::string::npos)
+          << spec << " range " << range;
+    }
+  }
+  // 32 and 64 tokens never take it.
+  EXPECT_EQ(PlannedText("weight=uint4,group=128,scale=fp16", 8192, 8192, 2)
+                .find("early="),
+            std::string::npos);
+  EXPECT_EQ(PlannedText("weight=uint4,group=128,scale=fp16", 8192, 8192, 3)
+                .find("early="),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace hummingd
