@@ -8,15 +8,29 @@ previous committed table. This prints both, and how the times moved:
   targets met at M <= 64, new against old, and the rows that flipped;
   new / old time per M group (<= 8, 9-32, 33-64, > 64): range and median;
   at M > 64 the same ratio normalized by the rows' own cuBLAS times (a
-  machine that ran slower that day moves both), and every row above the
-  limit;
+  machine that ran slower that day moves both);
+  the M > 64 gates below, and every row or M that trips them;
   numerics failures in the new table.
 
-Exit status 1 when a row at M > 64 ran slower than --max-slowdown (default
-1.03) times its old time, when the new table has a numerics failure, or
-when the tables do not hold the same cases; 2 on unreadable input.
+The M > 64 gates. One table is one run, and one run of an unchanged kernel
+at M > 64 lands anywhere within about +-8% of another (two tables of one
+build, minutes apart on one H200: 0.906-1.076x per row, with every per-M
+median within 1.000 +- 0.002; bench/decode-notes.md v83), so a per-row 3%
+limit on every row fails identical code at random. Hence:
+  - a row whose kernel or split count changed runs at most --max-slowdown
+    (default 1.03) times its old time: the planner moved that case;
+  - per M above 64 (each M's rows: every spec and layer), the median
+    new / old is at most --max-median-slowdown (default 1.02): a change of
+    device code moves every kernel of a tile family, and so the medians
+    (v80 moved them by 0.95-0.97x);
+  - any other row runs at most --max-spread (default 1.12) times its old
+    time: beyond one run's spread.
+
+Exit status 1 when a gate trips, when the new table has a numerics failure,
+or when the tables do not hold the same cases; 2 on unreadable input.
 
   scripts/decode_table_compare.py OLD.json NEW.json [--max-slowdown 1.03]
+      [--max-median-slowdown 1.02] [--max-spread 1.12]
 """
 
 import argparse
@@ -71,7 +85,12 @@ def ratio_line(ratios):
             f"(median {statistics.median(ordered):.3f}, {len(ordered)} rows)")
 
 
-def compare(old, new, max_slowdown):
+def same_kernel(old_row, new_row):
+    return (old_row.get("kernel"), old_row.get("splits")) == (
+        new_row.get("kernel"), new_row.get("splits"))
+
+
+def compare(old, new, max_slowdown, max_median_slowdown=1.02, max_spread=1.12):
     """Returns (report lines, whether every gate holds)."""
     lines = []
     gates_hold = True
@@ -110,13 +129,34 @@ def compare(old, new, max_slowdown):
     if normalized:
         lines.append(f"new / old at M > {DECODE_MAX_M} over the rows' cuBLAS new / old: "
                      f"median {statistics.median(normalized):.3f}")
-    slower = [key for key in prefill if new[key]["us"] > max_slowdown * old[key]["us"]]
-    lines.append(f"rows at M > {DECODE_MAX_M} slower than {max_slowdown:.3f}x: {len(slower)}")
-    for key in slower:
-        lines.append(f"  {short_case(new[key])}: {old[key]['us']:.2f} -> "
-                     f"{new[key]['us']:.2f} us ({new[key]['us'] / old[key]['us']:.3f}x)")
-    if slower:
+    def slower_rows(keys, limit, what):
+        slower = [key for key in keys if new[key]["us"] > limit * old[key]["us"]]
+        lines.append(f"rows at M > {DECODE_MAX_M} {what} slower than {limit:.3f}x: "
+                     f"{len(slower)}")
+        for key in slower:
+            lines.append(f"  {short_case(new[key])}: {old[key]['us']:.2f} -> "
+                         f"{new[key]['us']:.2f} us ({new[key]['us'] / old[key]['us']:.3f}x)")
+        return not slower
+
+    changed = [key for key in prefill if not same_kernel(old[key], new[key])]
+    unchanged = [key for key in prefill if same_kernel(old[key], new[key])]
+    gates_hold &= slower_rows(
+        changed, max_slowdown, f"on a new kernel or split count ({len(changed)})")
+    medians = []
+    for m in sorted({key[3] for key in prefill}):
+        ratios = [new[key]["us"] / old[key]["us"] for key in prefill if key[3] == m]
+        medians.append((m, statistics.median(ratios)))
+    if medians:
+        lines.append(f"median new / old per M > {DECODE_MAX_M} (limit "
+                     f"{max_median_slowdown:.3f}x): " +
+                     ", ".join(f"M = {m} {median:.3f}" for m, median in medians))
+    over = [(m, median) for m, median in medians if median > max_median_slowdown]
+    for m, median in over:
+        lines.append(f"  M = {m}: median {median:.3f}x")
+    if over:
         gates_hold = False
+    gates_hold &= slower_rows(
+        unchanged, max_spread, f"on unchanged kernels ({len(unchanged)})")
 
     failures = [key for key in new if not new[key].get("numerics_ok", False)]
     lines.append(f"numerics failures in the new table: {len(failures)}")
@@ -132,13 +172,16 @@ def main(argv):
     parser.add_argument("old")
     parser.add_argument("new")
     parser.add_argument("--max-slowdown", type=float, default=1.03)
+    parser.add_argument("--max-median-slowdown", type=float, default=1.02)
+    parser.add_argument("--max-spread", type=float, default=1.12)
     args = parser.parse_args(argv)
     try:
         old, new = load_rows(args.old), load_rows(args.new)
     except (OSError, ValueError, KeyError, TypeError) as error:
         print(f"decode_table_compare: {error}", file=sys.stderr)
         return 2
-    lines, gates_hold = compare(old, new, args.max_slowdown)
+    lines, gates_hold = compare(old, new, args.max_slowdown,
+                                args.max_median_slowdown, args.max_spread)
     print("\n".join(lines))
     return 0 if gates_hold else 1
 

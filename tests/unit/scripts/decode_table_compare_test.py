@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""scripts/decode_table_compare.py on small made-up tables: the M > 64 gate
-trips just above its limit and not below, decode rows never trip it, flips,
+"""scripts/decode_table_compare.py on small made-up tables: each M > 64 gate
+(changed kernels per row, the per-M median, unchanged kernels per row)
+trips just above its limit and not below, decode rows never trip them, flips,
 missing cases and numerics failures are reported, and the cuBLAS-normalized
 median is the ratio of ratios."""
 
@@ -21,11 +22,11 @@ SPEC = "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16"
 
 
 def row(m, us, *, n=8192, k=8192, target=None, meets=None, cublas=100.0,
-        numerics_ok=True):
+        numerics_ok=True, kernel="tile=8x32x1024"):
     return {"spec": SPEC, "n": n, "k": k, "m": m, "us": us, "roofline_us": 1.0,
             "fraction": 0.5, "cublas_us": cublas, "target_us": target,
             "meets": meets, "rel_err": 1e-4, "non_finite": 0,
-            "numerics_ok": numerics_ok, "kernel": "tile=8x32x1024", "splits": 1}
+            "numerics_ok": numerics_ok, "kernel": kernel, "splits": 1}
 
 
 def table(*rows):
@@ -34,16 +35,52 @@ def table(*rows):
 
 class CompareTest(unittest.TestCase):
 
-    def test_prefill_gate_trips_just_above_its_limit_only(self):
-        old = table(row(1, 10.0, target=10.4, meets=True), row(1024, 200.0))
-        _, holds = decode_table_compare.compare(
-            old, table(row(1, 10.0, target=10.4, meets=True), row(1024, 205.8)), 1.03)
-        self.assertTrue(holds)
+    # Four layers at M = 1024, the first on a kernel that may change.
+    def prefill(self, first_us, others_us, first_kernel="tile=8x32x1024"):
+        return table(row(1, 10.0, target=10.4, meets=True),
+                     row(1024, first_us, kernel=first_kernel),
+                     *(row(1024, others_us, n=n) for n in (1024, 2048, 4096)))
+
+    def test_a_changed_kernel_trips_just_above_its_limit_only(self):
+        old = self.prefill(200.0, 100.0)
         lines, holds = decode_table_compare.compare(
-            old, table(row(1, 10.0, target=10.4, meets=True), row(1024, 206.2)), 1.03)
+            old, self.prefill(205.8, 100.0, "tile=64x128x128"), 1.03)
+        self.assertTrue(holds, lines)
+        self.assertIn("rows at M > 64 on a new kernel or split count (1) slower "
+                      "than 1.030x: 0", lines)
+        lines, holds = decode_table_compare.compare(
+            old, self.prefill(206.2, 100.0, "tile=64x128x128"), 1.03)
         self.assertFalse(holds)
-        self.assertIn("rows at M > 64 slower than 1.030x: 1", lines)
+        self.assertIn("rows at M > 64 on a new kernel or split count (1) slower "
+                      "than 1.030x: 1", lines)
         self.assertTrue(any("206.20 us (1.031x)" in line for line in lines), lines)
+        # The same slowdown on an unchanged kernel is one run's spread.
+        lines, holds = decode_table_compare.compare(
+            old, self.prefill(206.2, 100.0), 1.03)
+        self.assertTrue(holds, lines)
+
+    def test_the_median_per_m_trips_just_above_its_limit_only(self):
+        old = self.prefill(200.0, 100.0)
+        lines, holds = decode_table_compare.compare(
+            old, self.prefill(204.0, 101.9), 1.03)
+        self.assertTrue(holds, lines)
+        self.assertIn("median new / old per M > 64 (limit 1.020x): M = 1024 1.019",
+                      lines)
+        lines, holds = decode_table_compare.compare(
+            old, self.prefill(204.0, 102.1), 1.03)
+        self.assertFalse(holds)
+        self.assertIn("  M = 1024: median 1.021x", lines)
+
+    def test_an_unchanged_kernel_trips_beyond_the_spread_only(self):
+        old = self.prefill(200.0, 100.0)
+        lines, holds = decode_table_compare.compare(
+            old, self.prefill(223.8, 100.0), 1.03)
+        self.assertTrue(holds, lines)
+        lines, holds = decode_table_compare.compare(
+            old, self.prefill(224.2, 100.0), 1.03)
+        self.assertFalse(holds)
+        self.assertIn("rows at M > 64 on unchanged kernels (4) slower than 1.120x: 1",
+                      lines)
 
     def test_decode_slowdowns_do_not_trip_the_gate(self):
         old = table(row(8, 10.0, target=10.4, meets=True), row(256, 50.0))
@@ -119,7 +156,13 @@ class MainTest(unittest.TestCase):
             slow = self.write(folder, "slow.json", [row(1024, 220.0)])
             self.assertEqual(self.run_main(old, fast)[0], 0)
             self.assertEqual(self.run_main(old, slow)[0], 1)
-            self.assertEqual(self.run_main(old, slow, "--max-slowdown", "1.2")[0], 0)
+            # 1.1x on an unchanged kernel: the per-M median, then the
+            # spread, each at its own limit.
+            self.assertEqual(self.run_main(
+                old, slow, "--max-median-slowdown", "1.2")[0], 0)
+            self.assertEqual(self.run_main(
+                old, slow, "--max-median-slowdown", "1.2", "--max-spread",
+                "1.05")[0], 1)
 
     def test_unreadable_or_duplicated_input_is_exit_two(self):
         with tempfile.TemporaryDirectory() as folder:
