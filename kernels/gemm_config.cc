@@ -348,12 +348,15 @@ absl::Status ValidateGemmTile(const GemmTileConfig& tile, int64_t n,
   }
   // early=N names fewer prologue tiles than the ring's lead (all of them is
   // the default, written without the option).
+  if (tile.early_tiles != 0 && tile.mma != GemmMma::kWgmma) {
+    return Invalid("early=N is a wgmma tile option");
+  }
   if (tile.early_tiles != 0 &&
-      (tile.mma != GemmMma::kWgmma || tile.early_tiles < 1 ||
+      (tile.early_tiles < 1 ||
        tile.early_tiles >=
            device::wgmma_ring_lead(tile.stages, tile.warp_split_k))) {
     return Invalid(absl::StrCat(
-        "early=N is a wgmma tile option, 1 <= N < the ring's lead (",
+        "early=N takes 1 <= N < the ring's lead (",
         device::wgmma_ring_lead(tile.stages, tile.warp_split_k),
         " for stages=", tile.stages,
         tile.warp_split_k > 1 ? absl::StrCat(",ksplit=", tile.warp_split_k)

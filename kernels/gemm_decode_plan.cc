@@ -572,21 +572,27 @@ bool KMajorScalesWin(const GemmTileConfig& tile, const QuantSpec& spec,
   return tile.block_n == 256 && WgmmaTakesKMajorScales(k_major, spec, shape.k);
 }
 
-// early=1 (planner v38, bench/decode-notes.md v83): the prologue fetches
+// early=1 (planners v38 and v39, bench/decode-notes.md v83; v39 counts a
+// block's k-tiles rounded up as well as down): the prologue fetches
 // only its first tile's weights before the previous kernel completes, so
 // that the first tile's activations, issued at the release, queue behind
-// one tile's weights instead of all the ring's lead. Planned where it won in
-// three runs (the v82 A/B twice, bench/results/ab-v82-session31.md, and sweep
-// cd, bench/results/tile-sweep-cd.md, all against the same tile without it):
-// 4-bit weights in the two tiles whose blocks hold 7-8 k-tiles, 8192 x 8192
-// 8x32x1024 ksplit=4 at M = 1-8 (fp16 0.96-0.99x, bf16 0.96-0.98x) and
-// 16x128x256 in 4 splits at M = 16 (fp16 0.99x, bf16 0.97-0.98x), 4096 x
-// 14336 16x128x256 in 8 splits of 7 k-tiles (bf16 0.98x, fp16 1.00x). The
-// same tiles lost on blocks of 4 k-tiles (6144 x 4096 8x32x1024, bf16
-// 1.01-1.05x, fp16 1.03-1.04x at M <= 2) and of 28-32 (8192 x 28672 and
-// 28672 x 8192 16x128x256, 1.01x), and every other planned tile lost or
-// tied (8x64x256 four per SM on 4096 x 14336 1.01-1.02x, 8-bit 8x32x512
-// ksplit=4 on 6144 x 4096 1.03-1.07x).
+// one tile's weights instead of all the ring's lead. Planned for 4-bit
+// weights on the two tiles where it won, both on blocks of 7-8 k-tiles
+// (every block of the layer, so split-K's uneven ranges must all fall in
+// it), against the same tile without it: 8192 x 8192 8x32x1024 ksplit=4 at
+// M = 1-8 (fp16 0.96-0.99x, bf16 0.96-0.98x) and 16x128x256 in 4 splits at
+// M = 16 (fp16 0.99x, bf16 0.97-0.98x), in three runs (the v82 A/B twice,
+// bench/results/ab-v82-session31.md, and sweep cd, tile-sweep-cd.md);
+// 4096 x 14336 16x128x256 in 8 splits of 7 at M = 16 in sweep cd and the
+// two tables of 5d8f4e5 (bf16 0.976-0.980x, fp16 0.997-0.998x: a tie, taken
+// with the rule). The same tiles lost on blocks of 4 k-tiles (6144 x 4096
+// 8x32x1024 at M <= 2, fp16 and bf16 1.03-1.05x) and of 28-32 (8192 x 28672
+// and 28672 x 8192 16x128x256, 1.01x). Measured with uint4 in groups of 128
+// (and in the group table of 5d8f4e5, groups of 64 and channel-wise scales
+// on 8192 x 8192, 0.95-1.00x); the other 4-bit formats and scale layouts
+// take the same tiles and extrapolate. Other tiles gain only at the top of
+// their range (sweep ce: the 8-bit 4096 x 4096 k-split tile 0.96x at M = 8
+// and 1.01x at M = 1) and stay without it.
 bool EarlyFirstTileWins(const DecodeCandidate& candidate, const QuantSpec& spec,
                         const LayerShape& shape) {
   const GemmTileConfig& tile = candidate.tile;
@@ -594,9 +600,12 @@ bool EarlyFirstTileWins(const DecodeCandidate& candidate, const QuantSpec& spec,
                             tile.block_k == 1024 && tile.warp_split_k == 4;
   const bool wide_16_token_tile = tile.block_m == 16 && tile.block_n == 128 &&
                                   tile.block_k == 256 && tile.warp_split_k == 1;
-  const int64_t block_k_tiles = shape.k / tile.block_k / candidate.splits;
+  // Split-K ranges differ by at most one k-tile.
+  const int64_t k_tiles = shape.k / tile.block_k;
+  const int64_t fewest = k_tiles / candidate.splits;
+  const int64_t most = (k_tiles + candidate.splits - 1) / candidate.splits;
   return spec.weight.bits == 4 && (k_split_tile || wide_16_token_tile) &&
-         block_k_tiles >= 7 && block_k_tiles <= 8 &&
+         fewest >= 7 && most <= 8 &&
          device::wgmma_ring_lead(tile.stages, tile.warp_split_k) >= 2;
 }
 

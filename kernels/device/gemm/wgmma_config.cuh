@@ -234,10 +234,10 @@ struct WgmmaConfig : GemmScaleTiling<Format_, kN_, kK_> {
   // kBlockN rows' scale windows, then their zero-point windows.
   static constexpr int kAhead = wgmma_ring_lead(Tile::kStages, kWarpSplitK);
   // Prologue tiles whose weights go before the grid-dependency wait.
+  static_assert(Tile::kEarlyTiles >= 0 && Tile::kEarlyTiles < kAhead,
+                "early=N takes 1 <= N < the ring's lead (0: all of it)");
   static constexpr int kEarlyTiles =
       Tile::kEarlyTiles > 0 ? Tile::kEarlyTiles : kAhead;
-  static_assert(kEarlyTiles >= 1 && kEarlyTiles <= kAhead,
-                "early=N takes 1 <= N <= the ring's lead");
   static constexpr int kChunkTiles =
       wgmma_scale_chunk_tiles(kAhead, kScaleEntries, kScaleElementBytes);
   static constexpr int kScaleWindowWords =

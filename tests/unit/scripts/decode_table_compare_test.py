@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """scripts/decode_table_compare.py on small made-up tables: each M > 64 gate
-(changed kernels per row, the per-M median, unchanged kernels per row)
-trips just above its limit and not below, decode rows never trip them, flips,
+(changed kernels per row, the per-M median, the medians per M and spec and
+per M and kernel, unchanged kernels per row) trips just above its limit and
+not below, on its own data, decode rows never trip them, flips,
 missing cases and numerics failures are reported, and the cuBLAS-normalized
 median is the ratio of ratios."""
 
@@ -22,11 +23,11 @@ SPEC = "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16"
 
 
 def row(m, us, *, n=8192, k=8192, target=None, meets=None, cublas=100.0,
-        numerics_ok=True, kernel="tile=8x32x1024"):
-    return {"spec": SPEC, "n": n, "k": k, "m": m, "us": us, "roofline_us": 1.0,
+        numerics_ok=True, kernel="tile=8x32x1024", splits=1, spec=SPEC):
+    return {"spec": spec, "n": n, "k": k, "m": m, "us": us, "roofline_us": 1.0,
             "fraction": 0.5, "cublas_us": cublas, "target_us": target,
             "meets": meets, "rel_err": 1e-4, "non_finite": 0,
-            "numerics_ok": numerics_ok, "kernel": kernel, "splits": 1}
+            "numerics_ok": numerics_ok, "kernel": kernel, "splits": splits}
 
 
 def table(*rows):
@@ -59,6 +60,14 @@ class CompareTest(unittest.TestCase):
             old, self.prefill(206.2, 100.0), 1.03)
         self.assertTrue(holds, lines)
 
+    def test_a_new_split_count_alone_is_a_changed_kernel(self):
+        old = table(row(256, 100.0, splits=2), *(row(256, 100.0, n=n) for n in (1024, 2048)))
+        new = table(row(256, 104.0, splits=4), *(row(256, 100.0, n=n) for n in (1024, 2048)))
+        lines, holds = decode_table_compare.compare(old, new, 1.03)
+        self.assertFalse(holds)
+        self.assertIn("rows at M > 64 on a new kernel or split count (1) slower "
+                      "than 1.030x: 1", lines)
+
     def test_the_median_per_m_trips_just_above_its_limit_only(self):
         old = self.prefill(200.0, 100.0)
         lines, holds = decode_table_compare.compare(
@@ -70,6 +79,53 @@ class CompareTest(unittest.TestCase):
             old, self.prefill(204.0, 102.1), 1.03)
         self.assertFalse(holds)
         self.assertIn("  M = 1024: median 1.021x", lines)
+
+    def test_the_per_m_gate_is_a_median_not_a_mean_or_maximum(self):
+        # Ratios 1.10, 1.0, 1.0, 1.0: mean 1.025 and maximum 1.10 would trip.
+        lines, holds = decode_table_compare.compare(
+            self.prefill(200.0, 100.0), self.prefill(220.0, 100.0), 1.03)
+        self.assertTrue(holds, lines)
+        self.assertIn("median new / old per M > 64 (limit 1.020x): M = 1024 1.000",
+                      lines)
+
+    # Three specs x four layers at M = 1024; `slow` maps (spec, n) to a
+    # new / old ratio, `kernel_of` (spec, n) to a tile text.
+    def three_specs(self, slow=None, kernel_of=None):
+        slow, kernel_of = slow or {}, kernel_of or {}
+        specs = (SPEC, SPEC.replace("act=fp16", "act=bf16"), SPEC.replace("uint4", "uint8"))
+        old = table(*(row(1024, 100.0, n=n, spec=spec,
+                          kernel=kernel_of.get((spec, n), "tile=a"))
+                      for spec in specs for n in (1024, 2048, 4096, 8192)))
+        new = table(*(row(1024, 100.0 * slow.get((spec, n), 1.0), n=n, spec=spec,
+                          kernel=kernel_of.get((spec, n), "tile=a"))
+                      for spec in specs for n in (1024, 2048, 4096, 8192)))
+        return specs, old, new
+
+    def test_one_spec_slower_trips_its_median_only_past_the_limit(self):
+        specs, _, _ = self.three_specs()
+        for ratio, trips in ((1.029, False), (1.031, True)):
+            _, old, new = self.three_specs(
+                {(specs[2], n): ratio for n in (1024, 2048, 4096, 8192)})
+            lines, holds = decode_table_compare.compare(old, new, 1.03)
+            self.assertEqual(holds, not trips, lines)
+            self.assertTrue(any(line.startswith("median new / old per M > 64") and
+                                "M = 1024 1.000" in line for line in lines), lines)
+        self.assertIn("  M = 1024, `weight=uint8,group=128,scale=fp16,act=fp16,out=fp16`: "
+                      "median 1.031x", lines)
+
+    def test_one_tile_family_slower_trips_its_median_from_three_rows(self):
+        specs, _, _ = self.three_specs()
+        family = {(spec, 1024): "tile=b" for spec in specs}
+        slow = {(spec, 1024): 1.06 for spec in specs}
+        lines, holds = decode_table_compare.compare(
+            *self.three_specs(slow, family)[1:], 1.03)
+        self.assertFalse(holds)
+        self.assertIn("  M = 1024, tile=b: median 1.060x", lines)
+        # Two rows of a tile are no family: one run's spread.
+        two = {key: value for key, value in family.items() if key[0] != specs[2]}
+        lines, holds = decode_table_compare.compare(
+            *self.three_specs({key: 1.06 for key in two}, two)[1:], 1.03)
+        self.assertTrue(holds, lines)
 
     def test_an_unchanged_kernel_trips_beyond_the_spread_only(self):
         old = self.prefill(200.0, 100.0)
@@ -156,13 +212,18 @@ class MainTest(unittest.TestCase):
             slow = self.write(folder, "slow.json", [row(1024, 220.0)])
             self.assertEqual(self.run_main(old, fast)[0], 0)
             self.assertEqual(self.run_main(old, slow)[0], 1)
-            # 1.1x on an unchanged kernel: the per-M median, then the
-            # spread, each at its own limit.
-            self.assertEqual(self.run_main(
-                old, slow, "--max-median-slowdown", "1.2")[0], 0)
-            self.assertEqual(self.run_main(
-                old, slow, "--max-median-slowdown", "1.2", "--max-spread",
-                "1.05")[0], 1)
+            # 1.1x on an unchanged kernel trips the per-M median and the
+            # spec / kernel medians, each at its own limit.
+            loose = ["--max-median-slowdown", "1.2", "--max-group-median-slowdown", "1.2"]
+            self.assertEqual(self.run_main(old, slow, *loose)[0], 0)
+            self.assertEqual(self.run_main(old, slow, *loose[:2])[0], 1)
+            self.assertEqual(self.run_main(old, slow, *loose[2:])[0], 1)
+            self.assertEqual(self.run_main(old, slow, *loose, "--max-spread", "1.05")[0], 1)
+            # A changed kernel at 1.1x: --max-slowdown decides.
+            changed = self.write(folder, "changed.json",
+                                 [row(1024, 220.0, kernel="tile=64x128x128")])
+            self.assertEqual(self.run_main(old, changed, *loose)[0], 1)
+            self.assertEqual(self.run_main(old, changed, *loose, "--max-slowdown", "1.2")[0], 0)
 
     def test_unreadable_or_duplicated_input_is_exit_two(self):
         with tempfile.TemporaryDirectory() as folder:

@@ -1,8 +1,9 @@
 // early=N (planner v38, bench/decode-notes.md v83): the tile text's
 // prologue option round-trips and validates against the ring's lead, its
 // stub names the count while every other stub stays as it was, only clients
-// of kLaunchAbiEarlyTiles are planned it, and the planner takes it exactly
-// where sweep cd and the v82 A/Bs measured it winning.
+// of kLaunchAbiEarlyTiles are planned it, and the planner's rule (4-bit
+// weights, two tiles, blocks of 7-8 k-tiles: kernels/gemm_decode_plan.cc)
+// holds at its edges.
 
 #include <cstdint>
 #include <string>
@@ -44,7 +45,7 @@ TEST(GemmDecodeEarlyTest, TextRoundTripsInItsPlaceAndValidatesAgainstTheLead) {
   // Out of place, repeated or malformed: refused by the parser.
   for (const char* bad :
        {",early=1,blocks=2", ",order=grouped,early=1", ",early=1,early=1",
-        ",early=", ",early=x", ",early=-1"}) {
+        ",early=", ",early=x", ",early=-1", ",early=0", ",early=01"}) {
     EXPECT_FALSE(ParseGemmTileText(std::string(kWide16TokenTile) + bad).ok())
         << bad;
   }
@@ -56,10 +57,9 @@ TEST(GemmDecodeEarlyTest, TextRoundTripsInItsPlaceAndValidatesAgainstTheLead) {
   for (const char* out_of_range :
        {"tile=16x128x256,warps=1x8,stages=4,mma=wgmma,early=2",
         "tile=16x128x256,warps=1x8,stages=3,mma=wgmma,early=1",
-        "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4,early=2",
-        "tile=16x128x256,warps=1x8,stages=4,mma=wgmma,early=0"}) {
+        "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4,early=2"}) {
     absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(out_of_range);
-    if (!tile.ok()) continue;  // early=0 may stop at the parser
+    ASSERT_TRUE(tile.ok()) << out_of_range << ": " << tile.status();
     EXPECT_FALSE(ValidateGemmTile(*tile, 8192, 8192).ok()) << out_of_range;
   }
   GemmTileConfig sync_early;
@@ -151,6 +151,26 @@ TEST(GemmDecodeEarlyTest, PlannedWhereMeasuredWinning) {
                 std::string::npos)
           << spec << " range " << range;
     }
+  }
+  // The edges of 7-8 k-tiles per block (fp16, uint4): 8192 x 7168 holds 7
+  // in both tiles; 8192 x 6144 holds 6 and 8192 x 9216 9; 6144 x 11008's 43
+  // k-tiles in 5 splits give blocks of 8 and of 9.
+  const char* fp16 = "weight=uint4,group=128,scale=fp16";
+  EXPECT_EQ(PlannedText(fp16, 8192, 7168, 0),
+            std::string(kKSplitTile) + ",early=1");
+  EXPECT_EQ(PlannedText(fp16, 8192, 7168, 1),
+            std::string(kWide16TokenTile) + ",early=1");
+  EXPECT_EQ(PlannedText(fp16, 8192, 6144, 0), kKSplitTile);
+  EXPECT_EQ(PlannedText(fp16, 8192, 6144, 1), kWide16TokenTile);
+  EXPECT_EQ(PlannedText(fp16, 8192, 9216, 1), kWide16TokenTile);
+  EXPECT_EQ(PlannedText(fp16, 6144, 11008, 1), kWide16TokenTile);
+  // 3-bit weights plan both tiles on 8192 x 8192 and were not measured.
+  for (int range : {0, 1}) {
+    EXPECT_EQ(
+        PlannedText("weight=uint3,group=128,scale=fp16", 8192, 8192, range)
+            .find("early="),
+        std::string::npos)
+        << range;
   }
   // 32 and 64 tokens never take it.
   EXPECT_EQ(PlannedText("weight=uint4,group=128,scale=fp16", 8192, 8192, 2)
