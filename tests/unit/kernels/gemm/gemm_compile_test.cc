@@ -308,7 +308,14 @@ TEST(GemmCompileTest, WgmmaTileOptionsCompileAndChangeTheKernel) {
         // at three blocks per SM that keeps its loop rolled.
         "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4",
         "tile=32x128x256,warps=1x8,stages=3,mma=wgmma",
-        "tile=16x16x512,warps=1x8,stages=3,mma=wgmma,ksplit=8,blocks=3"}) {
+        "tile=16x16x512,warps=1x8,stages=3,mma=wgmma,ksplit=8,blocks=3",
+        // early=N beyond what the planner sets (early=1 on leads of 2): a
+        // lead of 4 with 3 early tiles, a ksplit lead of 3 with 2, and the
+        // bulk weight copy, whose mbarriers take the later prologue tiles'
+        // weights after the release.
+        "tile=64x128x64,warps=1x8,stages=6,mma=wgmma,scales=pre,early=3",
+        "tile=16x16x512,warps=1x8,stages=5,mma=wgmma,ksplit=8,early=2",
+        "tile=8x128x128,warps=1x8,stages=10,mma=wgmma,copy=bulk,early=2"}) {
     SCOPED_TRACE(text);
     const std::string k_split = compile(text);
     ASSERT_FALSE(k_split.empty());
