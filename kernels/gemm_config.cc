@@ -189,37 +189,37 @@ absl::StatusOr<GemmTileConfig> ParseGemmTileText(std::string_view text) {
   };
   GemmTileConfig tile;
   const bool has_mma = take("mma=wgmma");
-  bool blocks_ok = true;
+  bool numbers_ok = true;
   if (has_mma) {  // the rest are wgmma options
     tile.bulk_weights = take("copy=bulk");
     tile.prescaled_scales = take("scales=pre");
     tile.k_major_scales = take("layout=kmajor");
     if (next < fields.size() && absl::StartsWith(fields[next], "ksplit=")) {
       int split[1];
-      blocks_ok = ParseDims(fields[next].substr(7), 1, split) &&
+      numbers_ok = ParseDims(fields[next].substr(7), 1, split) &&
                   (split[0] == 2 || split[0] == 4 || split[0] == 8);
-      tile.warp_split_k = blocks_ok ? split[0] : 1;
+      tile.warp_split_k = numbers_ok ? split[0] : 1;
       ++next;
     }
-    if (blocks_ok && next < fields.size() &&
+    if (numbers_ok && next < fields.size() &&
         absl::StartsWith(fields[next], "blocks=")) {
       int blocks[1];
-      blocks_ok = ParseDims(fields[next].substr(7), 1, blocks) &&
+      numbers_ok = ParseDims(fields[next].substr(7), 1, blocks) &&
                   blocks[0] >= 1 && blocks[0] <= 4;
-      tile.blocks_per_sm = blocks_ok ? blocks[0] : 0;
+      tile.blocks_per_sm = numbers_ok ? blocks[0] : 0;
       ++next;
     }
-    if (blocks_ok && next < fields.size() &&
+    if (numbers_ok && next < fields.size() &&
         absl::StartsWith(fields[next], "early=")) {
       int early[1];
       // ValidateGemmTile checks it against the ring's lead.
-      blocks_ok = ParseDims(fields[next].substr(6), 1, early);
-      tile.early_tiles = blocks_ok ? early[0] : 0;
+      numbers_ok = ParseDims(fields[next].substr(6), 1, early);
+      tile.early_tiles = numbers_ok ? early[0] : 0;
       ++next;
     }
-    if (blocks_ok) tile.grouped_order = take("order=grouped");
+    if (numbers_ok) tile.grouped_order = take("order=grouped");
   }
-  if (fields.size() < 3 || next != fields.size() || !blocks_ok ||
+  if (fields.size() < 3 || next != fields.size() || !numbers_ok ||
       !absl::StartsWith(fields[0], "tile=") ||
       !absl::StartsWith(fields[1], "warps=") ||
       !absl::StartsWith(fields[2], "stages=")) {
