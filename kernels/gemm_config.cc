@@ -197,7 +197,7 @@ absl::StatusOr<GemmTileConfig> ParseGemmTileText(std::string_view text) {
     if (next < fields.size() && absl::StartsWith(fields[next], "ksplit=")) {
       int split[1];
       numbers_ok = ParseDims(fields[next].substr(7), 1, split) &&
-                  (split[0] == 2 || split[0] == 4 || split[0] == 8);
+                   (split[0] == 2 || split[0] == 4 || split[0] == 8);
       tile.warp_split_k = numbers_ok ? split[0] : 1;
       ++next;
     }
@@ -205,7 +205,7 @@ absl::StatusOr<GemmTileConfig> ParseGemmTileText(std::string_view text) {
         absl::StartsWith(fields[next], "blocks=")) {
       int blocks[1];
       numbers_ok = ParseDims(fields[next].substr(7), 1, blocks) &&
-                  blocks[0] >= 1 && blocks[0] <= 4;
+                   blocks[0] >= 1 && blocks[0] <= 4;
       tile.blocks_per_sm = numbers_ok ? blocks[0] : 0;
       ++next;
     }
