@@ -77,6 +77,12 @@ def load_rows(path):
         if isinstance(us, bool) or not isinstance(us, (int, float)) or us <= 0:
             raise ValueError(f"{path}: case {short_case(row)} has no positive time "
                              f"(us = {us!r})")
+        # The M > 64 gates tell changed kernels from unchanged ones by these.
+        if not isinstance(row.get("kernel"), str) or isinstance(row.get("splits"), bool) \
+                or not isinstance(row.get("splits"), int):
+            raise ValueError(f"{path}: case {short_case(row)} has no kernel text and "
+                             f"split count (kernel = {row.get('kernel')!r}, "
+                             f"splits = {row.get('splits')!r})")
         if key in table:
             raise ValueError(f"{path}: case {short_case(row)} appears twice")
         table[key] = row
@@ -136,6 +142,7 @@ def compare(old, new, max_slowdown, max_median_slowdown=1.02, max_spread=1.12,
     if normalized:
         lines.append(f"new / old at M > {DECODE_MAX_M} over the rows' cuBLAS new / old: "
                      f"median {statistics.median(normalized):.3f}")
+
     def slower_rows(keys, limit, what):
         slower = [key for key in keys if new[key]["us"] > limit * old[key]["us"]]
         lines.append(f"rows at M > {DECODE_MAX_M} {what} slower than {limit:.3f}x: "
@@ -149,6 +156,7 @@ def compare(old, new, max_slowdown, max_median_slowdown=1.02, max_spread=1.12,
     unchanged = [key for key in prefill if same_kernel(old[key], new[key])]
     gates_hold &= slower_rows(
         changed, max_slowdown, f"on a new kernel or split count ({len(changed)})")
+
     def median_groups(group_of, min_rows):
         """{group: median new / old} over the prefill rows, groups of at
         least min_rows rows."""
@@ -166,7 +174,7 @@ def compare(old, new, max_slowdown, max_median_slowdown=1.02, max_spread=1.12,
     over = [f"M = {m}: median {median:.3f}x" for m, median in per_m.items()
             if median > max_median_slowdown]
     per_spec = median_groups(lambda key: (key[3], key[0]), 1)
-    per_kernel = median_groups(lambda key: (key[3], new[key].get("kernel")), 3)
+    per_kernel = median_groups(lambda key: (key[3], new[key]["kernel"]), 3)
     worst = max(list(per_spec.values()) + list(per_kernel.values()), default=None)
     if worst is not None:
         lines.append(f"medians per M > {DECODE_MAX_M} and spec ({len(per_spec)}) or kernel "
