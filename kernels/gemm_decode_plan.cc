@@ -572,41 +572,71 @@ bool KMajorScalesWin(const GemmTileConfig& tile, const QuantSpec& spec,
   return tile.block_n == 256 && WgmmaTakesKMajorScales(k_major, spec, shape.k);
 }
 
-// early=1 (planners v38 and v39, bench/decode-notes.md v83; v39 counts a
-// block's k-tiles rounded up as well as down): the prologue fetches
-// only its first tile's weights before the previous kernel completes, so
-// that the first tile's activations, issued at the release, queue behind
-// one tile's weights instead of all the ring's lead. Planned for 4-bit
-// weights on the two tiles where it won, both on blocks of 7-8 k-tiles
-// (every block of the layer, so split-K's uneven ranges must all fall in
-// it), against the same tile without it: 8192 x 8192 8x32x1024 ksplit=4 at
-// M = 1-8 (fp16 0.96-0.99x, bf16 0.96-0.98x) and 16x128x256 in 4 splits at
-// M = 16 (fp16 0.99x, bf16 0.97-0.98x), in three runs (the v82 A/B twice,
-// bench/results/ab-v82-session31.md, and sweep cd, tile-sweep-cd.md);
-// 4096 x 14336 16x128x256 in 8 splits of 7 at M = 16 in sweep cd and the
-// two tables of 5d8f4e5 (bf16 0.976-0.980x, fp16 0.997-0.998x: a tie, taken
-// with the rule). The same tiles lost on blocks of 4 k-tiles (6144 x 4096
-// 8x32x1024 at M <= 2, fp16 and bf16 1.03-1.05x) and of 28-32 (8192 x 28672
-// and 28672 x 8192 16x128x256, 1.01x). Measured with uint4 in groups of 128
-// (and in the group table of 5d8f4e5, groups of 64 and channel-wise scales
-// on 8192 x 8192, 0.95-1.00x); the other 4-bit formats and scale layouts
-// take the same tiles and extrapolate. Other tiles gain only at the top of
-// their range (sweep ce: the 8-bit 4096 x 4096 k-split tile 0.96x at M = 8
-// and 1.01x at M = 1) and stay without it.
-bool EarlyFirstTileWins(const DecodeCandidate& candidate, const QuantSpec& spec,
-                        const LayerShape& shape) {
+// early=1 (planners v38-v40, bench/decode-notes.md v83, v84): the prologue
+// fetches only its first tile's weights before the previous kernel
+// completes, so that the first tile's activations, issued at the release,
+// queue behind one tile's weights instead of all the ring's lead. Returns
+// the first M of `range` from which the tile takes it (a range that takes
+// it from above its m_min is planned as two entries), or nothing. Split-K's
+// ranges differ by one k-tile, so a rule on a block's k-tiles holds for the
+// fewest and the most. Measured with uint4 / uint8 / e4m3 in groups of 128
+// (v38's rule also in the group table of 5d8f4e5: groups of 64 and
+// channel-wise scales on 8192 x 8192, 0.95-1.00x); the other formats and
+// scale layouts that take the same tiles extrapolate.
+//  - v38 / v39: 4-bit weights on 8x32x1024 ksplit=4 and 16x128x256 over
+//    blocks of 7-8 k-tiles, the whole range: 8192 x 8192 at M = 1-8 (fp16
+//    0.96-0.99x, bf16 0.96-0.98x) and M = 16 (fp16 0.99x, bf16 0.97-0.98x)
+//    in three runs (bench/results/ab-v82-session31.md, tile-sweep-cd.md);
+//    4096 x 14336 16x128x256 in 8 splits of 7 (bf16 0.98x, fp16 1.00x).
+//    The same tiles lost over 28-32 k-tiles (the 28672-wide layers at 16
+//    tokens, 1.01x).
+//  - v40: the 8-token k-split tiles on a three-stage ring with fp16
+//    activations gain more the more tokens their tiles carry (sweep cg,
+//    twice, bench/results/tile-sweep-cg.md): over blocks of 4 k-tiles from
+//    M = 6 (4096 x 4096 uint8 / e4m3 8x16x1024 ksplit=8 at M = 6-8
+//    0.96-0.97x, 3072 x 4096 0.97-1.00x, 6144 x 4096 uint4 8x32x1024
+//    ksplit=4 0.97-0.98x; at M = 1 the same tiles lost 1-5%), and with
+//    8-bit weights over blocks of 2 (4096 x 2048) at every M (0.93-0.99x;
+//    4-bit weights over 2 take the rule of 4, unmeasured). Not with bf16
+//    activations (6144 x 4096 1.00-1.04x at every M), nor on the four-stage
+//    4-bit 8x16x1024 (4096 x 4096 0.99-1.03x) or 14 k-tiles (4096 x 14336
+//    8-bit 0.98-1.00x: no rule).
+//  - v40: the 64-token pre-scaled tile (64x128x64 scales=pre, six stages)
+//    over splits of at most 16 k-tiles, the whole range: 4096 x 4096 e4m3
+//    0.96-0.99x and uint8 0.97-0.99x (8 k-tiles), 6144 x 4096 e4m3
+//    0.95-0.96x (12-13; uint8 1.00x there) at M = 33 / 48 / 64 (sweeps ce,
+//    cg); over 28 (4096 x 14336) uint8 0.98x but e4m3 1.00-1.02x. bf16
+//    activations, unmeasured, keep the tile without it.
+std::optional<int64_t> EarlyFirstTileFrom(const DecodeCandidate& candidate,
+                                          const QuantSpec& spec,
+                                          const LayerShape& shape,
+                                          const DecodeRange& range) {
   const GemmTileConfig& tile = candidate.tile;
+  const int64_t k_tiles = shape.k / tile.block_k;
+  const int64_t fewest = k_tiles / candidate.splits;
+  const int64_t most = (k_tiles + candidate.splits - 1) / candidate.splits;
+  const int lead = device::wgmma_ring_lead(tile.stages, tile.warp_split_k);
+  if (lead < 2) return std::nullopt;
   const bool k_split_tile = tile.block_m == 8 && tile.block_n == 32 &&
                             tile.block_k == 1024 && tile.warp_split_k == 4;
   const bool wide_16_token_tile = tile.block_m == 16 && tile.block_n == 128 &&
                                   tile.block_k == 256 && tile.warp_split_k == 1;
-  // Split-K ranges differ by at most one k-tile.
-  const int64_t k_tiles = shape.k / tile.block_k;
-  const int64_t fewest = k_tiles / candidate.splits;
-  const int64_t most = (k_tiles + candidate.splits - 1) / candidate.splits;
-  return spec.weight.bits == 4 && (k_split_tile || wide_16_token_tile) &&
-         fewest >= 7 && most <= 8 &&
-         device::wgmma_ring_lead(tile.stages, tile.warp_split_k) >= 2;
+  if (spec.weight.bits == 4 && (k_split_tile || wide_16_token_tile) &&
+      fewest >= 7 && most <= 8) {
+    return range.m_min;
+  }
+  // Only fp16 activations were measured with the v40 rules.
+  if (spec.activation_type != DataType::kFp16) return std::nullopt;
+  const bool three_stage_k_split_tile =
+      tile.block_m == 8 && tile.warp_split_k > 1 && tile.stages == 3;
+  if (three_stage_k_split_tile) {
+    if (most <= 2 && spec.weight.bits == 8) return range.m_min;
+    if (most <= 4) return std::max<int64_t>(range.m_min, 6);
+  }
+  const bool prescaled_64_token_tile =
+      tile.block_m == 64 && tile.prescaled_scales && tile.stages == 6;
+  if (prescaled_64_token_tile && most <= 16) return range.m_min;
+  return std::nullopt;
 }
 
 }  // namespace
@@ -714,13 +744,22 @@ absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
     chosen.tile.k_major_scales = launch_abi >= kLaunchAbiKMajorScales &&
                                  KMajorScalesWin(chosen.tile, spec, shape);
     // Likewise only a client that reads early=N tile texts.
-    if (launch_abi >= kLaunchAbiEarlyTiles &&
-        EarlyFirstTileWins(chosen, spec, shape)) {
+    const std::optional<int64_t> early_from =
+        launch_abi >= kLaunchAbiEarlyTiles
+            ? EarlyFirstTileFrom(chosen, spec, shape, range)
+            : std::nullopt;
+    int64_t m_min = range.m_min;
+    if (early_from.has_value()) {
+      if (*early_from > m_min) {
+        entries.push_back(MakeGemmPlanEntry(m_min, *early_from - 1, chosen.tile,
+                                            spec, shape, chosen.splits,
+                                            smem_limit));
+        m_min = *early_from;
+      }
       chosen.tile.early_tiles = 1;
     }
-    entries.push_back(MakeGemmPlanEntry(range.m_min, range.m_max, chosen.tile,
-                                        spec, shape, chosen.splits,
-                                        smem_limit));
+    entries.push_back(MakeGemmPlanEntry(m_min, range.m_max, chosen.tile, spec,
+                                        shape, chosen.splits, smem_limit));
   }
   return entries;
 }

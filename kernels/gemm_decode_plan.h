@@ -47,7 +47,9 @@ int64_t ChooseSplitK(int64_t blocks, int64_t k_tiles, int64_t slots,
 bool WgmmaDecodeApplies(const GpuTarget& gpu, const QuantSpec& spec,
                         const LayerShape& shape);
 
-// Entries for M 1-8, 9-16, 17-32 and 33-64. Requires WgmmaDecodeApplies.
+// Entries for M 1-8, 9-16, 17-32 and 33-64, a range in two where its tile
+// takes early=1 from above its first M (M 1-5 and 6-8). Requires
+// WgmmaDecodeApplies.
 // layout=kmajor tiles only for launch_abi >= kLaunchAbiKMajorScales (a
 // client of an older ABI passes the checkpoint scales); below it the same tiles
 // and splits read their scales row-major.

@@ -99,8 +99,11 @@ TEST(GemmCaseGridTest, DecodeCasesCoverEveryWgmmaRange) {
       ++wgmma_ranges;
       if (hit[i]) ++wgmma_ranges_hit;
     }
-    EXPECT_EQ(wgmma_ranges, 4);
-    EXPECT_EQ(wgmma_ranges_hit, 4);
+    // Four ranges, one of them in two entries where its tile takes early=1
+    // from M = 6 (planner v40).
+    EXPECT_GE(wgmma_ranges, 4);
+    EXPECT_LE(wgmma_ranges, 5);
+    EXPECT_EQ(wgmma_ranges_hit, wgmma_ranges);
   }
   // The real layers reach the wide tiles, at 8 tokens and at 16, the tiles
   // that run four (8 tokens) and three (16 tokens) blocks per SM, and

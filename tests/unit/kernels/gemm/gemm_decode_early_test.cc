@@ -1,9 +1,12 @@
-// early=N (planner v38, bench/decode-notes.md v83): the tile text's
-// prologue option round-trips and validates against the ring's lead, its
-// stub names the count while every other stub stays as it was, only clients
-// of kLaunchAbiEarlyTiles are planned it, and the planner's rule (4-bit
-// weights, two tiles, blocks of 7-8 k-tiles: kernels/gemm_decode_plan.cc)
-// holds at its edges.
+// early=N (planners v38-v40, bench/decode-notes.md v83, v84): the tile
+// text's prologue option round-trips and validates against the ring's
+// lead, its stub names the count while every other stub stays as it was,
+// only clients of kLaunchAbiEarlyTiles are planned it, and the planner's
+// rules (kernels/gemm_decode_plan.cc: 4-bit weights on two tiles over
+// blocks of 7-8 k-tiles; the three-stage 8-token k-split tiles over blocks
+// of at most 4 k-tiles from M = 6, or of 2 with 8-bit weights at every M;
+// the 64-token pre-scaled tile over splits of at most 16 k-tiles; the last
+// two with fp16 activations only) hold at their edges.
 
 #include <cstdint>
 #include <string>
@@ -20,6 +23,8 @@
 namespace hummingd {
 namespace {
 
+using testing::DecodeRangeEntry;
+using testing::EntryServing;
 using testing::GemmRequest;
 
 constexpr char kKSplitTile[] =
@@ -28,7 +33,7 @@ constexpr char kWide16TokenTile[] =
     "tile=16x128x256,warps=1x8,stages=4,mma=wgmma";
 
 TEST(GemmDecodeEarlyTest, TextRoundTripsInItsPlaceAndValidatesAgainstTheLead) {
-  for (const std::string text :
+  for (const std::string& text :
        {std::string(kKSplitTile) + ",early=1",
         std::string(kWide16TokenTile) + ",early=1",
         std::string("tile=8x16x512,warps=1x8,stages=3,mma=wgmma,ksplit=8,"
@@ -97,14 +102,28 @@ TEST(GemmDecodeEarlyTest, StubNamesTheCountOnlyWhereSet) {
       << early->source;
 }
 
-// The planned M <= 16 ranges: range 0 is M = 1-8, range 1 M = 9-16.
-std::string PlannedText(const char* spec, int64_t n, int64_t k, int range,
-                        uint32_t launch_abi = kCurrentLaunchAbi) {
+Plan PlanOf(const char* spec, int64_t n, int64_t k,
+            uint32_t launch_abi = kCurrentLaunchAbi) {
   absl::StatusOr<Plan> plan =
       PlanKernels(GemmRequest(spec, n, k, "sm_90a", 132, launch_abi));
   EXPECT_TRUE(plan.ok()) << plan.status();
-  if (!plan.ok()) return "";
-  return plan->entries[range].config.text;
+  return plan.ok() ? *plan : Plan{};
+}
+
+// The tile text serving the top of decode range `range` (0-3: M = 8, 16,
+// 32, 64).
+std::string PlannedText(const char* spec, int64_t n, int64_t k, int range,
+                        uint32_t launch_abi = kCurrentLaunchAbi) {
+  return DecodeRangeEntry(PlanOf(spec, n, k, launch_abi), range).config.text;
+}
+
+// The tile text serving M tokens.
+std::string TextAtM(const char* spec, int64_t n, int64_t k, int64_t m,
+                    uint32_t launch_abi = kCurrentLaunchAbi) {
+  const Plan plan = PlanOf(spec, n, k, launch_abi);
+  const PlanEntry* entry = EntryServing(plan, m);
+  EXPECT_NE(entry, nullptr) << m;
+  return entry != nullptr ? entry->config.text : "";
 }
 
 TEST(GemmDecodeEarlyTest, PlannedWhereMeasuredWinning) {
@@ -179,6 +198,88 @@ TEST(GemmDecodeEarlyTest, PlannedWhereMeasuredWinning) {
   EXPECT_EQ(PlannedText("weight=uint4,group=128,scale=fp16", 8192, 8192, 3)
                 .find("early="),
             std::string::npos);
+}
+
+// Planner v40 (sweep cg, bench/results/tile-sweep-cg.md): the 8-token
+// three-stage k-split tiles over blocks of at most 4 k-tiles take early=1
+// from M = 6, the range planned as two entries of one tile; over blocks of
+// 2 with 8-bit weights, the whole range; the 64-token pre-scaled tile over
+// splits of at most 16 k-tiles, the whole range. Only with fp16
+// activations, and only for clients of kLaunchAbiEarlyTiles.
+TEST(GemmDecodeEarlyTest, V40RulesSplitTheEightTokenRangeWhereMeasured) {
+  constexpr char kW4[] = "weight=uint4,group=128,scale=fp16";
+  constexpr char kU8[] = "weight=uint8,group=128,scale=fp16";
+  constexpr char kE4[] = "weight=e4m3,group=128,scale=fp16";
+  constexpr char kW8KSplit[] =
+      "tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8";
+  constexpr char kPrescaled64[] =
+      "tile=64x128x64,warps=1x8,stages=6,mma=wgmma,scales=pre";
+  const std::string w8_early = std::string(kW8KSplit) + ",early=1";
+  const std::string w4_early = std::string(kKSplitTile) + ",early=1";
+  // Blocks of 4 k-tiles (K = 4096, and 3072 for the 4-bit tile): M = 1-5
+  // without, 6-8 with, as two entries.
+  struct Split {
+    const char* spec;
+    int64_t n, k;
+    const char* tile;
+  };
+  for (const Split& c :
+       {Split{kU8, 4096, 4096, kW8KSplit}, Split{kE4, 4096, 4096, kW8KSplit},
+        Split{kU8, 3072, 4096, kW8KSplit}, Split{kW4, 6144, 4096, kKSplitTile},
+        Split{kW4, 6144, 3072, kKSplitTile},
+        Split{kW4, 6144, 2048, kKSplitTile}}) {
+    SCOPED_TRACE(::testing::Message() << c.spec << " " << c.n << "x" << c.k);
+    const Plan plan = PlanOf(c.spec, c.n, c.k);
+    ASSERT_GE(plan.entries.size(), 5u);
+    EXPECT_EQ(plan.entries[0].m_min, 1);
+    EXPECT_EQ(plan.entries[0].m_max, 5);
+    EXPECT_EQ(plan.entries[0].config.text, c.tile);
+    EXPECT_EQ(plan.entries[1].m_min, 6);
+    EXPECT_EQ(plan.entries[1].m_max, 8);
+    EXPECT_EQ(plan.entries[1].config.text, std::string(c.tile) + ",early=1");
+    EXPECT_EQ(plan.entries[1].launch.grid_y, plan.entries[0].launch.grid_y);
+    EXPECT_EQ(plan.entries[1].launch.grid_z, 1);
+    EXPECT_EQ(plan.entries[2].m_min, 9);
+    // An ABI 4 client: one entry, no option.
+    const Plan old = PlanOf(c.spec, c.n, c.k, kLaunchAbiTokenTiles256);
+    ASSERT_FALSE(old.entries.empty());
+    EXPECT_EQ(old.entries[0].m_max, 8);
+    EXPECT_EQ(old.entries[0].config.text, c.tile);
+  }
+  // 8-bit weights over blocks of 2 k-tiles: the whole range.
+  const Plan two = PlanOf(kU8, 4096, 2048);
+  ASSERT_FALSE(two.entries.empty());
+  EXPECT_EQ(two.entries[0].m_max, 8);
+  EXPECT_EQ(two.entries[0].config.text, w8_early);
+  // Blocks of 5 (K = 5120) and of 14 (4096 x 14336): no option.
+  EXPECT_EQ(TextAtM(kU8, 4096, 5120, 8), kW8KSplit);
+  EXPECT_EQ(TextAtM(kU8, 4096, 14336, 8), kW8KSplit);
+  EXPECT_EQ(TextAtM(kE4, 4096, 14336, 8), kW8KSplit);
+  // bf16 activations: neither the measured loser (4-bit, 6144 x 4096) nor
+  // the unmeasured 8-bit tile takes it; nor 4-bit weights on the four-stage
+  // k-split tile.
+  const char* bf16_w4 = "weight=uint4,group=128,scale=bf16,act=bf16,out=bf16";
+  const char* bf16_w8 = "weight=uint8,group=128,scale=bf16,act=bf16,out=bf16";
+  EXPECT_EQ(TextAtM(bf16_w4, 6144, 4096, 8), kKSplitTile);
+  EXPECT_EQ(TextAtM(bf16_w8, 4096, 4096, 8), kW8KSplit);
+  EXPECT_EQ(TextAtM(bf16_w8, 4096, 4096, 64).find("early="), std::string::npos);
+  EXPECT_EQ(TextAtM(kW4, 4096, 4096, 8),
+            "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8");
+  // The 64-token pre-scaled tile: splits of 8 (4096 x 4096, 4096 x 3072's
+  // 48 k-tiles in 8 splits of 6), 12-13 (6144 x 4096 in 5) and 16 (4096 x
+  // 8192 in 8) take it; 28 (4096 x 14336) and 25-26 (6144 x 8192) do not.
+  const std::string pre_early = std::string(kPrescaled64) + ",early=1";
+  for (const char* spec : {kU8, kE4}) {
+    SCOPED_TRACE(spec);
+    EXPECT_EQ(TextAtM(spec, 4096, 4096, 33), pre_early);
+    EXPECT_EQ(TextAtM(spec, 4096, 4096, 64), pre_early);
+    EXPECT_EQ(TextAtM(spec, 6144, 4096, 64), pre_early);
+    EXPECT_EQ(TextAtM(spec, 4096, 8192, 64), pre_early);
+    EXPECT_EQ(TextAtM(spec, 4096, 14336, 64), kPrescaled64);
+    EXPECT_EQ(TextAtM(spec, 6144, 8192, 64), kPrescaled64);
+    EXPECT_EQ(TextAtM(spec, 4096, 4096, 64, kLaunchAbiTokenTiles256),
+              kPrescaled64);
+  }
 }
 
 }  // namespace

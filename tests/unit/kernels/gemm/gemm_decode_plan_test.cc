@@ -25,6 +25,7 @@
 namespace hummingd {
 namespace {
 
+using testing::DecodeRangeTops;
 using testing::DecodeRequest;
 using testing::kIssue5Layers;
 using testing::kIssue5SpecsWithGroupSizes;
@@ -39,10 +40,21 @@ TEST(GemmDecodePlanTest, HopperDecodeRangesAreWgmmaAndFillTheMachine) {
       absl::StatusOr<Plan> again = PlanKernels(request);
       ASSERT_TRUE(again.ok());
       EXPECT_EQ(*plan, *again);
-      ASSERT_GE(plan->entries.size(), 4u);
+      // The decode entries cover M = 1-64 without gaps or overlap.
+      size_t first_prefill = 0;
+      int64_t next_m = 1;
+      for (; first_prefill < plan->entries.size() &&
+             plan->entries[first_prefill].m_max <= 64;
+           ++first_prefill) {
+        EXPECT_EQ(plan->entries[first_prefill].m_min, next_m);
+        next_m = plan->entries[first_prefill].m_max + 1;
+      }
+      EXPECT_EQ(next_m, 65);
+      const std::vector<PlanEntry> tops = DecodeRangeTops(*plan);
+      ASSERT_EQ(tops.size(), 4u);
       const int64_t expected_tokens[] = {8, 16, 32, 64};
       for (int i = 0; i < 4; ++i) {
-        const PlanEntry& entry = plan->entries[i];
+        const PlanEntry& entry = tops[i];
         EXPECT_EQ(entry.m_max, expected_tokens[i]);
         EXPECT_EQ(entry.config.skeleton, kGemmWgmmaSkeleton);
         absl::StatusOr<GemmTileConfig> tile =
@@ -83,10 +95,10 @@ TEST(GemmDecodePlanTest, HopperDecodeRangesAreWgmmaAndFillTheMachine) {
       }
       // Above the decode ranges, the 64-, 128- and 256-token tiles
       // (gemm_prefill_plan.h).
-      ASSERT_GE(plan->entries.size(), 6u);
-      EXPECT_EQ(plan->entries[4].m_min, 65);
+      ASSERT_GE(plan->entries.size(), first_prefill + 2);
+      EXPECT_EQ(plan->entries[first_prefill].m_min, 65);
       EXPECT_EQ(plan->entries.back().m_max, kDefaultMaxM);
-      for (size_t i = 4; i < plan->entries.size(); ++i) {
+      for (size_t i = first_prefill; i < plan->entries.size(); ++i) {
         const PlanEntry& entry = plan->entries[i];
         EXPECT_EQ(entry.m_min, plan->entries[i - 1].m_max + 1);
         // Merged steps of 64 tokens.
@@ -181,7 +193,7 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
        6144,
        4096,
-       {"tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4",
+       {"tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4,early=1",
         "tile=16x128x128,warps=1x8,stages=4,mma=wgmma,blocks=3",
         "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
@@ -241,10 +253,10 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
       {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16",
        4096,
        4096,
-       {"tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8",
+       {"tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8,early=1",
         "tile=16x16x512,warps=1x8,stages=4,mma=wgmma,ksplit=8",
         "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
-        "tile=64x128x64,warps=1x8,stages=6,mma=wgmma,scales=pre"},
+        "tile=64x128x64,warps=1x8,stages=6,mma=wgmma,scales=pre,early=1"},
        {1, 1, 8, 8}},
       {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16",
        6144,
@@ -252,7 +264,7 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
        {"tile=8x32x512,warps=1x8,stages=4,mma=wgmma,ksplit=4",
         "tile=16x16x512,warps=1x8,stages=3,mma=wgmma,ksplit=8,blocks=3",
         "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
-        "tile=64x128x64,warps=1x8,stages=6,mma=wgmma,scales=pre"},
+        "tile=64x128x64,warps=1x8,stages=6,mma=wgmma,scales=pre,early=1"},
        {1, 1, 5, 5}},
       // 8-bit weights with fp16 activations at 8 tokens: 16-row k-split
       // blocks past K = 4096, two per SM on N = 4096 and four per SM on N =
@@ -297,10 +309,11 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
                  << e.spec << " N=" << e.n << " K=" << e.k);
     absl::StatusOr<Plan> plan = PlanKernels(DecodeRequest(e.spec, e.n, e.k));
     ASSERT_TRUE(plan.ok()) << plan.status();
-    ASSERT_GE(plan->entries.size(), 4u);
+    const std::vector<PlanEntry> tops = DecodeRangeTops(*plan);
+    ASSERT_EQ(tops.size(), 4u);
     for (int i = 0; i < 4; ++i) {
-      EXPECT_EQ(plan->entries[i].config.text, e.tiles[i]);
-      EXPECT_EQ(plan->entries[i].launch.grid_z, e.splits[i]);
+      EXPECT_EQ(tops[i].config.text, e.tiles[i]);
+      EXPECT_EQ(tops[i].launch.grid_z, e.splits[i]);
     }
   }
 }

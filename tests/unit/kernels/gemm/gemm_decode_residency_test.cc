@@ -21,6 +21,7 @@
 namespace hummingd {
 namespace {
 
+using testing::DecodeRangeEntry;
 using testing::DecodeRequest;
 
 TEST(GemmDecodePlanTest, FourBlocksPerSmTilesFitFourAndTheStubSaysSo) {
@@ -35,7 +36,7 @@ TEST(GemmDecodePlanTest, FourBlocksPerSmTilesFitFourAndTheStubSaysSo) {
     const KernelRequest request = DecodeRequest(kW4, n, k);
     absl::StatusOr<Plan> plan = PlanKernels(request);
     ASSERT_TRUE(plan.ok()) << plan.status();
-    const PlanEntry& entry = plan->entries[0];
+    const PlanEntry& entry = DecodeRangeEntry(*plan, 0);
     absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(entry.config.text);
     ASSERT_TRUE(tile.ok()) << tile.status();
     EXPECT_EQ(WgmmaBlocksPerSm(*tile), 4);
@@ -55,7 +56,7 @@ TEST(GemmDecodePlanTest, FourBlocksPerSmTilesFitFourAndTheStubSaysSo) {
     const KernelRequest request = DecodeRequest(kW4, 8192, 8192);
     absl::StatusOr<Plan> plan = PlanKernels(request);
     ASSERT_TRUE(plan.ok()) << plan.status();
-    KernelConfig config = plan->entries[2].config;  // 32 tokens
+    KernelConfig config = DecodeRangeEntry(*plan, 2).config;  // 32 tokens
     absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(config.text);
     ASSERT_TRUE(tile.ok()) << tile.status();
     EXPECT_EQ(WgmmaBlocksPerSm(*tile), 2);
@@ -76,7 +77,7 @@ TEST(GemmDecodePlanTest, FourBlocksPerSmTilesFitFourAndTheStubSaysSo) {
     const KernelRequest request = DecodeRequest(spec, 4096, 14336);
     absl::StatusOr<Plan> plan = PlanKernels(request);
     ASSERT_TRUE(plan.ok()) << plan.status();
-    const PlanEntry& entry = plan->entries[0];
+    const PlanEntry& entry = DecodeRangeEntry(*plan, 0);
     EXPECT_EQ(entry.config.text,
               "tile=8x64x256,warps=1x4,stages=4,mma=wgmma,blocks=4");
     absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(entry.config.text);
@@ -98,9 +99,10 @@ TEST(GemmDecodePlanTest, FourBlocksPerSmTilesFitFourAndTheStubSaysSo) {
     absl::StatusOr<Plan> plan = PlanKernels(DecodeRequest(kW4, n, k));
     ASSERT_TRUE(plan.ok()) << plan.status();
     absl::StatusOr<GemmTileConfig> tile =
-        ParseGemmTileText(plan->entries[0].config.text);
+        ParseGemmTileText(DecodeRangeEntry(*plan, 0).config.text);
     ASSERT_TRUE(tile.ok()) << tile.status();
-    EXPECT_NE(WgmmaBlocksPerSm(*tile), 4) << plan->entries[0].config.text;
+    EXPECT_NE(WgmmaBlocksPerSm(*tile), 4)
+        << DecodeRangeEntry(*plan, 0).config.text;
   }
   // Scale groups finer than 128 columns never take the 128-row tile four
   // per SM at 8 tokens (slower on 8192 x 8192: gemm-decode-f3e0884.md);
@@ -119,8 +121,8 @@ TEST(GemmDecodePlanTest, FourBlocksPerSmTilesFitFourAndTheStubSaysSo) {
     SCOPED_TRACE(spec);
     absl::StatusOr<Plan> plan = PlanKernels(DecodeRequest(spec, 8192, 8192));
     ASSERT_TRUE(plan.ok()) << plan.status();
-    EXPECT_EQ(plan->entries[0].config.text, expected.first);
-    EXPECT_EQ(plan->entries[0].launch.grid_z, expected.second);
+    EXPECT_EQ(DecodeRangeEntry(*plan, 0).config.text, expected.first);
+    EXPECT_EQ(DecodeRangeEntry(*plan, 0).launch.grid_z, expected.second);
   }
   // 2-D block scales: by their K side (128 columns: the k-split warps of
   // coarse scales on 8192 x 8192 since v20; 32: neither). 6-bit weights keep
@@ -132,29 +134,30 @@ TEST(GemmDecodePlanTest, FourBlocksPerSmTilesFitFourAndTheStubSaysSo) {
     absl::StatusOr<Plan> plan = PlanKernels(DecodeRequest(spec, 8192, 8192));
     ASSERT_TRUE(plan.ok()) << plan.status();
     absl::StatusOr<GemmTileConfig> tile =
-        ParseGemmTileText(plan->entries[0].config.text);
+        ParseGemmTileText(DecodeRangeEntry(*plan, 0).config.text);
     ASSERT_TRUE(tile.ok()) << tile.status();
     EXPECT_NE(WgmmaBlocksPerSm(*tile), 4);
     const bool coarse =
         std::string(spec).find("group=128x128") != std::string::npos;
     if (coarse) {
-      EXPECT_EQ(plan->entries[0].config.text,
+      EXPECT_EQ(DecodeRangeEntry(*plan, 0).config.text,
                 "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4,early=1");
     } else {
-      EXPECT_LT(tile->block_k, 256) << plan->entries[0].config.text;
-      EXPECT_EQ(tile->warp_split_k, 1) << plan->entries[0].config.text;
+      EXPECT_LT(tile->block_k, 256) << DecodeRangeEntry(*plan, 0).config.text;
+      EXPECT_EQ(tile->warp_split_k, 1)
+          << DecodeRangeEntry(*plan, 0).config.text;
     }
   }
   absl::StatusOr<Plan> six_bit = PlanKernels(
       DecodeRequest("weight=uint6,group=128,scale=fp16", 8192, 8192));
   ASSERT_TRUE(six_bit.ok()) << six_bit.status();
-  EXPECT_EQ(six_bit->entries[3].config.text.find("scales=pre"),
+  EXPECT_EQ(DecodeRangeEntry(*six_bit, 3).config.text.find("scales=pre"),
             std::string::npos)
-      << six_bit->entries[3].config.text;
+      << DecodeRangeEntry(*six_bit, 3).config.text;
   absl::StatusOr<Plan> channel = PlanKernels(
       DecodeRequest("weight=uint4,group=channel,scale=fp16", 8192, 8192));
   ASSERT_TRUE(channel.ok()) << channel.status();
-  EXPECT_EQ(channel->entries[0].config.text,
+  EXPECT_EQ(DecodeRangeEntry(*channel, 0).config.text,
             "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4,early=1");
   // 8-bit weights at 8 tokens: 128-column k-tiles in long splits (planner
   // v18), with the launch bounds of four per SM (64 registers) that their
@@ -164,7 +167,7 @@ TEST(GemmDecodePlanTest, FourBlocksPerSmTilesFitFourAndTheStubSaysSo) {
       "weight=uint8,group=128,scale=fp16,act=fp16,out=fp16", 10240, 8192);
   absl::StatusOr<Plan> w8 = PlanKernels(w8_request);
   ASSERT_TRUE(w8.ok()) << w8.status();
-  const PlanEntry& w8_entry = w8->entries[0];
+  const PlanEntry& w8_entry = DecodeRangeEntry(*w8, 0);
   EXPECT_EQ(w8_entry.config.text,
             "tile=8x128x128,warps=1x8,stages=4,mma=wgmma");
   EXPECT_EQ(Sm90ResidentBlocks(256, 64, w8_entry.launch.dynamic_shared_memory),
@@ -197,7 +200,7 @@ TEST(GemmDecodePlanTest, ThreeBlocksPerSmTilesFitThreeAndTheStubSaysSo) {
       const KernelRequest request = DecodeRequest(spec, layer.n, layer.k);
       absl::StatusOr<Plan> plan = PlanKernels(request);
       ASSERT_TRUE(plan.ok()) << plan.status();
-      const PlanEntry& entry = plan->entries[1];
+      const PlanEntry& entry = DecodeRangeEntry(*plan, 1);
       EXPECT_EQ(entry.config.text,
                 "tile=16x128x128,warps=1x8,stages=4,mma=wgmma,blocks=3");
       EXPECT_EQ(entry.launch.grid_z, layer.splits);
@@ -287,7 +290,7 @@ TEST(GemmDecodePlanTest, K256TilesOnSmallLayersFitOneWave) {
     const KernelRequest request = DecodeRequest(c.spec, c.n, c.k);
     absl::StatusOr<Plan> plan = PlanKernels(request);
     ASSERT_TRUE(plan.ok()) << plan.status();
-    const PlanEntry& entry = plan->entries[c.range];
+    const PlanEntry& entry = DecodeRangeEntry(*plan, c.range);
     EXPECT_EQ(entry.config.text, c.tile);
     EXPECT_EQ(c.k / 256 / entry.launch.grid_z, 2);
     EXPECT_LE(entry.launch.grid_y * entry.launch.grid_z,
@@ -330,14 +333,15 @@ TEST(GemmDecodePlanTest, K256TilesOnSmallLayersFitOneWave) {
     absl::StatusOr<Plan> plan = PlanKernels(DecodeRequest(c.spec, c.n, c.k));
     ASSERT_TRUE(plan.ok()) << plan.status();
     for (int i = 0; i < 4; ++i) {
-      EXPECT_EQ(plan->entries[i].config.text.find("x256,"), std::string::npos)
-          << plan->entries[i].config.text;
+      EXPECT_EQ(DecodeRangeEntry(*plan, i).config.text.find("x256,"),
+                std::string::npos)
+          << DecodeRangeEntry(*plan, i).config.text;
     }
   }
   absl::StatusOr<Plan> w4_6144 = PlanKernels(DecodeRequest(
       "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 6144, 4096));
   ASSERT_TRUE(w4_6144.ok()) << w4_6144.status();
-  EXPECT_EQ(w4_6144->entries[1].config.text,
+  EXPECT_EQ(DecodeRangeEntry(*w4_6144, 1).config.text,
             "tile=16x128x128,warps=1x8,stages=4,mma=wgmma,blocks=3");
 }
 
@@ -380,7 +384,7 @@ TEST(GemmDecodePlanTest, LongSplitsOf16KbTilesFillOneWave) {
         c.spec, c.n, c.k, "sm_90a", 132, kLaunchAbiKMajorScales);
     absl::StatusOr<Plan> plan = PlanKernels(request);
     ASSERT_TRUE(plan.ok()) << plan.status();
-    const PlanEntry& entry = plan->entries[0];
+    const PlanEntry& entry = DecodeRangeEntry(*plan, 0);
     const int blocks_per_sm = c.half_tile ? 4 : 2;
     EXPECT_EQ(entry.config.text,
               c.half_tile
@@ -398,9 +402,9 @@ TEST(GemmDecodePlanTest, LongSplitsOf16KbTilesFillOneWave) {
     EXPECT_EQ(WgmmaBlocksPerSm(*tile), blocks_per_sm);
     // 16 tokens: the same tile and splits (planner v18; >= 4 k-tiles per
     // split).
-    EXPECT_EQ(plan->entries[1].config.text,
+    EXPECT_EQ(DecodeRangeEntry(*plan, 1).config.text,
               "tile=16x128x256,warps=1x8,stages=4,mma=wgmma");
-    EXPECT_EQ(plan->entries[1].launch.grid_z, c.splits);
+    EXPECT_EQ(DecodeRangeEntry(*plan, 1).launch.grid_z, c.splits);
   }
   // bf16 only up to 8 k-tiles per split (planner v17): the long-split
   // layers keep the 256-row k-major tile they ran faster on.
@@ -411,9 +415,9 @@ TEST(GemmDecodePlanTest, LongSplitsOf16KbTilesFillOneWave) {
     absl::StatusOr<Plan> plan = PlanKernels(DecodeRequest(
         "weight=uint4,group=128,scale=bf16,act=bf16,out=bf16", n, k));
     ASSERT_TRUE(plan.ok()) << plan.status();
-    EXPECT_EQ(plan->entries[0].config.text,
+    EXPECT_EQ(DecodeRangeEntry(*plan, 0).config.text,
               "tile=8x256x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor");
-    EXPECT_EQ(plan->entries[0].launch.grid_z, splits);
+    EXPECT_EQ(DecodeRangeEntry(*plan, 0).launch.grid_z, splits);
   }
   // The fill bound: 100 row blocks in 2 splits fill 76% of the wave, 95
   // in 2 fill 72% and keep their tile; bf16 at 9 k-tiles per split (8192 x
@@ -423,7 +427,7 @@ TEST(GemmDecodePlanTest, LongSplitsOf16KbTilesFillOneWave) {
     absl::StatusOr<Plan> plan = PlanKernels(
         testing::GemmRequest(spec, n, k, "sm_90a", sms, kCurrentLaunchAbi));
     EXPECT_TRUE(plan.ok()) << plan.status();
-    return plan.ok() ? plan->entries[0] : PlanEntry();
+    return plan.ok() ? DecodeRangeEntry(*plan, 0) : PlanEntry();
   };
   const char* const kW4 = "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16";
   const PlanEntry filled = first_tile(kW4, 12800, 8192, 132);
@@ -442,15 +446,15 @@ TEST(GemmDecodePlanTest, LongSplitsOf16KbTilesFillOneWave) {
   // 16 and 32 tokens: a split of exactly 4 k-tiles takes the rule (8192 x
   // 4096: 4 splits of 16), one of 3.75 does not (8192 x 3840).
   const PlanEntry four_tiles =
-      PlanKernels(DecodeRequest(kW4, 8192, 4096))->entries[1];
+      DecodeRangeEntry(*PlanKernels(DecodeRequest(kW4, 8192, 4096)), 1);
   EXPECT_EQ(four_tiles.config.text,
             "tile=16x128x256,warps=1x8,stages=4,mma=wgmma");
   EXPECT_EQ(four_tiles.launch.grid_z, 4);
   const Plan short_plan = *PlanKernels(DecodeRequest(kW4, 8192, 3840));
   for (int i : {1, 2}) {
-    EXPECT_EQ(short_plan.entries[i].config.text.find("x256,"),
+    EXPECT_EQ(DecodeRangeEntry(short_plan, i).config.text.find("x256,"),
               std::string::npos)
-        << short_plan.entries[i].config.text;
+        << DecodeRangeEntry(short_plan, i).config.text;
   }
   // 8-bit weights: 128-column k-tiles at 8 tokens only (e4m3 too), and not
   // for widths no sweep measured (6 bits).
@@ -459,19 +463,20 @@ TEST(GemmDecodePlanTest, LongSplitsOf16KbTilesFillOneWave) {
     SCOPED_TRACE(spec);
     absl::StatusOr<Plan> w8 = PlanKernels(DecodeRequest(spec, 28672, 8192));
     ASSERT_TRUE(w8.ok()) << w8.status();
-    EXPECT_EQ(w8->entries[0].config.text,
+    EXPECT_EQ(DecodeRangeEntry(*w8, 0).config.text,
               "tile=8x128x128,warps=1x8,stages=4,mma=wgmma");
-    EXPECT_EQ(w8->entries[0].launch.grid_z, 1);
-    EXPECT_EQ(w8->entries[1].config.text,
+    EXPECT_EQ(DecodeRangeEntry(*w8, 0).launch.grid_z, 1);
+    EXPECT_EQ(DecodeRangeEntry(*w8, 1).config.text,
               "tile=16x128x128,warps=1x8,stages=4,mma=wgmma");
   }
   absl::StatusOr<Plan> w6 = PlanKernels(
       DecodeRequest("weight=uint6,group=128,scale=fp16", 8192, 8192));
   ASSERT_TRUE(w6.ok()) << w6.status();
-  EXPECT_NE(w6->entries[0].config.text,
+  EXPECT_NE(DecodeRangeEntry(*w6, 0).config.text,
             "tile=8x128x128,warps=1x8,stages=4,mma=wgmma");
-  EXPECT_EQ(w6->entries[0].config.text.find("x256,"), std::string::npos)
-      << w6->entries[0].config.text;
+  EXPECT_EQ(DecodeRangeEntry(*w6, 0).config.text.find("x256,"),
+            std::string::npos)
+      << DecodeRangeEntry(*w6, 0).config.text;
 }
 
 // Layers with more 128-row n-blocks than block slots (planner v26, sweeps at
@@ -542,9 +547,10 @@ TEST(GemmDecodePlanTest, LayersWiderThanAWaveRunUnsplit) {
     ASSERT_TRUE(plan.ok()) << plan.status();
     for (int i = 0; i < 4; ++i) {
       if (c.tiles[i] != nullptr) {
-        EXPECT_EQ(plan->entries[i].config.text, c.tiles[i]) << "range " << i;
+        EXPECT_EQ(DecodeRangeEntry(*plan, i).config.text, c.tiles[i])
+            << "range " << i;
       }
-      EXPECT_EQ(plan->entries[i].launch.grid_z, 1) << "range " << i;
+      EXPECT_EQ(DecodeRangeEntry(*plan, i).launch.grid_z, 1) << "range " << i;
     }
   }
   // 264 n-blocks fill one wave: the one-wave rule's long-split tiles hold at
@@ -552,9 +558,9 @@ TEST(GemmDecodePlanTest, LayersWiderThanAWaveRunUnsplit) {
   absl::StatusOr<Plan> one_wave = PlanKernels(DecodeRequest(
       "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 264 * 128, 8192));
   ASSERT_TRUE(one_wave.ok()) << one_wave.status();
-  EXPECT_EQ(one_wave->entries[0].config.text,
+  EXPECT_EQ(DecodeRangeEntry(*one_wave, 0).config.text,
             "tile=8x128x256,warps=1x8,stages=4,mma=wgmma");
-  EXPECT_EQ(one_wave->entries[1].config.text,
+  EXPECT_EQ(DecodeRangeEntry(*one_wave, 1).config.text,
             "tile=16x128x256,warps=1x8,stages=4,mma=wgmma");
 }
 

@@ -58,4 +58,31 @@ inline const std::vector<const char*> kIssue5SpecsWithGroupSizes = [] {
   return specs;
 }();
 
+// The plan's entry serving M tokens, or nullptr.
+inline const PlanEntry* EntryServing(const Plan& plan, int64_t m) {
+  for (const PlanEntry& entry : plan.entries) {
+    if (entry.m_min <= m && m <= entry.m_max) return &entry;
+  }
+  return nullptr;
+}
+
+// The entries serving the top of each decode range (M = 8, 16, 32, 64), as
+// many as the plan has. Since planner v40 a range may come as two entries,
+// the upper one with early=1 (gemm_decode_early_test.cc checks the lower).
+inline std::vector<PlanEntry> DecodeRangeTops(const Plan& plan) {
+  std::vector<PlanEntry> tops;
+  for (const int64_t m : {8, 16, 32, 64}) {
+    if (const PlanEntry* entry = EntryServing(plan, m)) tops.push_back(*entry);
+  }
+  return tops;
+}
+
+// The entry serving the top of decode range `range` (0-3: M = 8, 16, 32,
+// 64), or an empty entry.
+inline PlanEntry DecodeRangeEntry(const Plan& plan, int range) {
+  const int64_t tops[] = {8, 16, 32, 64};
+  const PlanEntry* entry = EntryServing(plan, tops[range]);
+  return entry != nullptr ? *entry : PlanEntry{};
+}
+
 }  // namespace hummingd::testing
