@@ -572,7 +572,7 @@ bool KMajorScalesWin(const GemmTileConfig& tile, const QuantSpec& spec,
   return tile.block_n == 256 && WgmmaTakesKMajorScales(k_major, spec, shape.k);
 }
 
-// early=1 (planners v38-v40, bench/decode-notes.md v83, v84): the prologue
+// early=1 (planners v38-v41, bench/decode-notes.md v83, v84): the prologue
 // fetches only its first tile's weights before the previous kernel
 // completes, so that the first tile's activations, issued at the release,
 // queue behind one tile's weights instead of all the ring's lead. Returns
@@ -602,11 +602,14 @@ bool KMajorScalesWin(const GemmTileConfig& tile, const QuantSpec& spec,
 //    4-bit 8x16x1024 (4096 x 4096 0.99-1.03x) or 14 k-tiles (4096 x 14336
 //    8-bit 0.98-1.00x: no rule).
 //  - v40: the 64-token pre-scaled tile (64x128x64 scales=pre, six stages)
-//    over splits of at most 16 k-tiles, the whole range: 4096 x 4096 e4m3
+//    over splits of 8-16 k-tiles, the whole range: 4096 x 4096 e4m3
 //    0.96-0.99x and uint8 0.97-0.99x (8 k-tiles), 6144 x 4096 e4m3
-//    0.95-0.96x (12-13; uint8 1.00x there) at M = 33 / 48 / 64 (sweeps ce,
-//    cg); over 28 (4096 x 14336) uint8 0.98x but e4m3 1.00-1.02x. bf16
-//    activations, unmeasured, keep the tile without it.
+//    0.95-0.96x (12-13; uint8 1.00x there), 4096 x 8192 0.95-0.98x (16) at
+//    M = 33 / 48 / 64 (sweeps ce, cg, cj). Shorter and longer splits lost
+//    or tied: 6 (4096 x 3072: e4m3 1.03-1.06x, uint8 1.00-1.01x), 26
+//    (6144 x 8192: e4m3 1.03-1.04x, uint8 1.01x), 28 (4096 x 14336: uint8
+//    0.98x but e4m3 1.00-1.02x). bf16 activations, unmeasured, keep the
+//    tile without it.
 std::optional<int64_t> EarlyFirstTileFrom(const DecodeCandidate& candidate,
                                           const QuantSpec& spec,
                                           const LayerShape& shape,
@@ -635,7 +638,9 @@ std::optional<int64_t> EarlyFirstTileFrom(const DecodeCandidate& candidate,
   }
   const bool prescaled_64_token_tile =
       tile.block_m == 64 && tile.prescaled_scales && tile.stages == 6;
-  if (prescaled_64_token_tile && most <= 16) return range.m_min;
+  if (prescaled_64_token_tile && fewest >= 8 && most <= 16) {
+    return range.m_min;
+  }
   return std::nullopt;
 }
 

@@ -6,7 +6,10 @@
 // candidate configs of a layer side by side (the planner then encodes the
 // winner). Text form, ';'-separated: "M_MAX:TILE_TEXT:SPLITS", e.g.
 //   "16:tile=16x256x64,warps=1x8,stages=6,mma=wgmma:4"
-// replaces the range that ends at M = 16.
+// replaces the plan's entry that ends at M = 16, and only that one: since
+// planner v40 a decode range may be two entries (M = 1-5 and 6-8 where the
+// tile takes early=1 from M = 6), so a sweep that means the whole 8-token
+// range of such a layer overrides "5:" and "8:" both.
 
 #include <cstdint>
 #include <vector>

@@ -5,7 +5,7 @@
 // rules (kernels/gemm_decode_plan.cc: 4-bit weights on two tiles over
 // blocks of 7-8 k-tiles; the three-stage 8-token k-split tiles over blocks
 // of at most 4 k-tiles from M = 6, or of 2 with 8-bit weights at every M;
-// the 64-token pre-scaled tile over splits of at most 16 k-tiles; the last
+// the 64-token pre-scaled tile over splits of 8-16 k-tiles; the last
 // two with fp16 activations only) hold at their edges.
 
 #include <cstdint>
@@ -204,7 +204,7 @@ TEST(GemmDecodeEarlyTest, PlannedWhereMeasuredWinning) {
 // three-stage k-split tiles over blocks of at most 4 k-tiles take early=1
 // from M = 6, the range planned as two entries of one tile; over blocks of
 // 2 with 8-bit weights, the whole range; the 64-token pre-scaled tile over
-// splits of at most 16 k-tiles, the whole range. Only with fp16
+// splits of 8-16 k-tiles, the whole range. Only with fp16
 // activations, and only for clients of kLaunchAbiEarlyTiles.
 TEST(GemmDecodeEarlyTest, V40RulesSplitTheEightTokenRangeWhereMeasured) {
   constexpr char kW4[] = "weight=uint4,group=128,scale=fp16";
@@ -265,9 +265,9 @@ TEST(GemmDecodeEarlyTest, V40RulesSplitTheEightTokenRangeWhereMeasured) {
   EXPECT_EQ(TextAtM(bf16_w8, 4096, 4096, 64).find("early="), std::string::npos);
   EXPECT_EQ(TextAtM(kW4, 4096, 4096, 8),
             "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8");
-  // The 64-token pre-scaled tile: splits of 8 (4096 x 4096, 4096 x 3072's
-  // 48 k-tiles in 8 splits of 6), 12-13 (6144 x 4096 in 5) and 16 (4096 x
-  // 8192 in 8) take it; 28 (4096 x 14336) and 25-26 (6144 x 8192) do not.
+  // The 64-token pre-scaled tile: splits of 8 (4096 x 4096), 12-13 (6144 x
+  // 4096 in 5) and 16 (4096 x 8192 in 8) take it; 6 (4096 x 3072 in 8), 26
+  // (6144 x 8192 in 5) and 28 (4096 x 14336 in 8) do not.
   const std::string pre_early = std::string(kPrescaled64) + ",early=1";
   for (const char* spec : {kU8, kE4}) {
     SCOPED_TRACE(spec);
@@ -277,6 +277,7 @@ TEST(GemmDecodeEarlyTest, V40RulesSplitTheEightTokenRangeWhereMeasured) {
     EXPECT_EQ(TextAtM(spec, 4096, 8192, 64), pre_early);
     EXPECT_EQ(TextAtM(spec, 4096, 14336, 64), kPrescaled64);
     EXPECT_EQ(TextAtM(spec, 6144, 8192, 64), kPrescaled64);
+    EXPECT_EQ(TextAtM(spec, 4096, 3072, 64), kPrescaled64);
     EXPECT_EQ(TextAtM(spec, 4096, 4096, 64, kLaunchAbiTokenTiles256),
               kPrescaled64);
   }
