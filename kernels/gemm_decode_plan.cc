@@ -572,7 +572,7 @@ bool KMajorScalesWin(const GemmTileConfig& tile, const QuantSpec& spec,
   return tile.block_n == 256 && WgmmaTakesKMajorScales(k_major, spec, shape.k);
 }
 
-// early=1 (planners v38-v41, bench/decode-notes.md v83, v84): the prologue
+// early=1 (planners v38-v42, bench/decode-notes.md v83, v84): the prologue
 // fetches only its first tile's weights before the previous kernel
 // completes, so that the first tile's activations, issued at the release,
 // queue behind one tile's weights instead of all the ring's lead. Returns
@@ -594,13 +594,16 @@ bool KMajorScalesWin(const GemmTileConfig& tile, const QuantSpec& spec,
 //    activations gain more the more tokens their tiles carry (sweep cg,
 //    twice, bench/results/tile-sweep-cg.md): over blocks of 4 k-tiles from
 //    M = 6 (4096 x 4096 uint8 / e4m3 8x16x1024 ksplit=8 at M = 6-8
-//    0.96-0.97x, 3072 x 4096 0.97-1.00x, 6144 x 4096 uint4 8x32x1024
+//    0.96-0.97x, 3072 x 4096 0.97-1.00x from M = 7 and 0.99-1.00x at 6,
+//    6144 x 4096 uint4 8x32x1024
 //    ksplit=4 0.97-0.98x; at M = 1 the same tiles lost 1-5%), and with
-//    8-bit weights over blocks of 2 (4096 x 2048) at every M (0.93-0.99x;
-//    4-bit weights over 2 take the rule of 4, unmeasured). Not with bf16
-//    activations (6144 x 4096 1.00-1.04x at every M), nor on the four-stage
-//    4-bit 8x16x1024 (4096 x 4096 0.99-1.03x) or 14 k-tiles (4096 x 14336
-//    8-bit 0.98-1.00x: no rule).
+//    8-bit weights over blocks of 2 (4096 x 2048) at every M (0.92-0.99x);
+//    4-bit weights over blocks of 2 from M = 6 (6144 x 2048 at M = 6 / 8
+//    0.95-0.96x, sweep cj). Blocks of 3 are unmeasured and take the rule of
+//    4; blocks of 1 keep the tile without it. Not with bf16 activations
+//    (6144 x 4096 1.00-1.04x at every M), nor on the four-stage 4-bit
+//    8x16x1024 (4096 x 4096 0.99-1.03x), 5 k-tiles (4096 x 5120 8-bit
+//    0.99-1.04x, sweep cj) or 14 (4096 x 14336 8-bit 0.98-1.00x).
 //  - v40: the 64-token pre-scaled tile (64x128x64 scales=pre, six stages)
 //    over splits of 8-16 k-tiles, the whole range: 4096 x 4096 e4m3
 //    0.96-0.99x and uint8 0.97-0.99x (8 k-tiles), 6144 x 4096 e4m3
@@ -632,7 +635,7 @@ std::optional<int64_t> EarlyFirstTileFrom(const DecodeCandidate& candidate,
   if (spec.activation_type != DataType::kFp16) return std::nullopt;
   const bool three_stage_k_split_tile =
       tile.block_m == 8 && tile.warp_split_k > 1 && tile.stages == 3;
-  if (three_stage_k_split_tile) {
+  if (three_stage_k_split_tile && fewest >= 2) {
     if (most <= 2 && spec.weight.bits == 8) return range.m_min;
     if (most <= 4) return std::max<int64_t>(range.m_min, 6);
   }
@@ -754,7 +757,7 @@ absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
             ? EarlyFirstTileFrom(chosen, spec, shape, range)
             : std::nullopt;
     int64_t m_min = range.m_min;
-    if (early_from.has_value()) {
+    if (early_from.has_value() && *early_from <= range.m_max) {
       if (*early_from > m_min) {
         entries.push_back(MakeGemmPlanEntry(m_min, *early_from - 1, chosen.tile,
                                             spec, shape, chosen.splits,

@@ -108,16 +108,43 @@ void HandOnSharedCubin(const v1::Kernel& replaced, v1::KernelSet& set) {
   }
 }
 
+// Planner v40 plans some decode ranges as two entries of one tile, the
+// upper one with early=1 (M = 1-5 and 6-8): `lower` is `upper`'s partner
+// when it ends just below it and runs the same tile without the option.
+bool IsEarlySplitPartner(const v1::Kernel& lower, const v1::Kernel& upper) {
+  if (lower.m_max() + 1 != upper.m_min()) return false;
+  absl::StatusOr<GemmTileConfig> lower_tile = ParseGemmTileText(lower.config());
+  absl::StatusOr<GemmTileConfig> upper_tile = ParseGemmTileText(upper.config());
+  if (!lower_tile.ok() || !upper_tile.ok()) return false;
+  if (lower_tile->early_tiles != 0 || upper_tile->early_tiles == 0) {
+    return false;
+  }
+  upper_tile->early_tiles = 0;
+  return *lower_tile == *upper_tile &&
+         lower.launch().grid_z() == upper.launch().grid_z();
+}
+
 }  // namespace
 
 absl::Status ApplyPlanOverrides(const KernelRequest& request,
                                 const std::vector<PlanOverride>& overrides,
                                 v1::KernelSet& set) {
   for (const PlanOverride& override_entry : overrides) {
-    v1::Kernel* kernel = nullptr;
-    for (v1::Kernel& candidate : *set.mutable_kernels()) {
-      if (candidate.m_max() == override_entry.m_max) kernel = &candidate;
+    int index = -1;
+    for (int i = 0; i < set.kernels_size(); ++i) {
+      if (set.kernels(i).m_max() == override_entry.m_max) index = i;
     }
+    // The override takes the whole planned range: a split range's lower
+    // entry goes with it.
+    if (index > 0 &&
+        IsEarlySplitPartner(set.kernels(index - 1), set.kernels(index))) {
+      const int64_t m_min = set.kernels(index - 1).m_min();
+      HandOnSharedCubin(set.kernels(index - 1), set);
+      set.mutable_kernels()->DeleteSubrange(index - 1, 1);
+      --index;
+      set.mutable_kernels(index)->set_m_min(m_min);
+    }
+    v1::Kernel* kernel = index >= 0 ? set.mutable_kernels(index) : nullptr;
     if (kernel == nullptr) {
       std::vector<int64_t> ends;
       for (const v1::Kernel& candidate : set.kernels()) {

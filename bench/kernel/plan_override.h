@@ -6,10 +6,9 @@
 // candidate configs of a layer side by side (the planner then encodes the
 // winner). Text form, ';'-separated: "M_MAX:TILE_TEXT:SPLITS", e.g.
 //   "16:tile=16x256x64,warps=1x8,stages=6,mma=wgmma:4"
-// replaces the plan's entry that ends at M = 16, and only that one: since
-// planner v40 a decode range may be two entries (M = 1-5 and 6-8 where the
-// tile takes early=1 from M = 6), so a sweep that means the whole 8-token
-// range of such a layer overrides "5:" and "8:" both.
+// replaces the plan's range that ends at M = 16. Where planner v40 plans a
+// range as two entries of one tile (M = 1-5, and 6-8 with early=1), "8:"
+// replaces both; "5:" names the lower one alone.
 
 #include <cstdint>
 #include <vector>
@@ -58,7 +57,8 @@ absl::StatusOr<CompiledOverride> CompilePlanOverride(
 // In `set` (a GEMM kernel set resolved for `request`), the kernel of every
 // overridden range is replaced by one compiled here from the override's
 // tile and split-K factor, with the launch the planner would give that
-// tile (MakeGemmPlanEntry). NOT_FOUND when no range ends at m_max; the
+// tile (MakeGemmPlanEntry); a range planned as two entries (early=1 from
+// inside it) becomes one. NOT_FOUND when no range ends at m_max; the
 // tile is validated against the layer and the GPU by codegen; layout=kmajor
 // needs request.launch_abi >= kLaunchAbiKMajorScales (INVALID_ARGUMENT).
 absl::Status ApplyPlanOverrides(const KernelRequest& request,

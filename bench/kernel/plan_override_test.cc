@@ -1,10 +1,12 @@
 // The bench's --override: parsing, and replacing one M range of a GEMM
-// kernel set by a kernel compiled (NVRTC, no GPU needed) from the given
-// tile, with the launch the planner would give that tile.
+// kernel set (both entries of a range planner v40 splits) by a kernel
+// compiled (NVRTC, no GPU needed) from the given tile, with the launch the
+// planner would give that tile.
 
 #include "bench/kernel/plan_override.h"
 
 #include <string>
+#include <utility>
 
 #include "gtest/gtest.h"
 #include "kernels/cubin_info.h"
@@ -101,6 +103,60 @@ TEST(PlanOverrideTest, AnOverriddenRangeHandsItsSharedCubinOn) {
   EXPECT_EQ(set.kernels(0).config(), kTile16);
   EXPECT_NE(set.kernels(0).artifact_key(), "shared");
   EXPECT_EQ(set.kernels(1).cubin(), "planned cubin");
+}
+
+// Planner v40 plans some 8-token ranges as M = 1-5 and 6-8 of one tile, the
+// upper with early=1: "8:" replaces both (so a sweep's M = 1-5 rows time the
+// override too); "5:" the lower alone; a lower entry of another tile is
+// not the upper's partner.
+TEST(PlanOverrideTest, AnOverrideTakesBothEntriesOfASplitRange) {
+  constexpr char kKSplit[] =
+      "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4";
+  auto split_set = [&](const std::string& lower_text) {
+    v1::KernelSet set;
+    const std::pair<int64_t, int64_t> ranges[] = {{1, 5}, {6, 8}, {9, 16}};
+    const std::string texts[] = {lower_text, std::string(kKSplit) + ",early=1",
+                                 kTile16};
+    for (int i = 0; i < 3; ++i) {
+      v1::Kernel* kernel = set.add_kernels();
+      kernel->set_m_min(ranges[i].first);
+      kernel->set_m_max(ranges[i].second);
+      kernel->set_config(texts[i]);
+      kernel->set_entry("planned");
+      kernel->set_cubin("planned cubin " + std::to_string(i));
+      kernel->mutable_launch()->set_grid_z(1);
+    }
+    return set;
+  };
+  const std::string override_text = std::string(":") + kTile16 + ":1";
+  v1::KernelSet both = split_set(kKSplit);
+  ASSERT_TRUE(ApplyPlanOverrides(W4Request(),
+                                 *ParsePlanOverrides("8" + override_text), both)
+                  .ok());
+  ASSERT_EQ(both.kernels_size(), 2);
+  EXPECT_EQ(both.kernels(0).m_min(), 1);
+  EXPECT_EQ(both.kernels(0).m_max(), 8);
+  EXPECT_EQ(both.kernels(0).config(), kTile16);
+  EXPECT_EQ(both.kernels(0).entry(), "hummingd_gemm");
+  EXPECT_EQ(both.kernels(1).entry(), "planned");
+
+  v1::KernelSet lower = split_set(kKSplit);
+  ASSERT_TRUE(ApplyPlanOverrides(
+                  W4Request(), *ParsePlanOverrides("5" + override_text), lower)
+                  .ok());
+  ASSERT_EQ(lower.kernels_size(), 3);
+  EXPECT_EQ(lower.kernels(0).config(), kTile16);
+  EXPECT_EQ(lower.kernels(1).config(), std::string(kKSplit) + ",early=1");
+
+  v1::KernelSet other =
+      split_set("tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8");
+  ASSERT_TRUE(ApplyPlanOverrides(
+                  W4Request(), *ParsePlanOverrides("8" + override_text), other)
+                  .ok());
+  ASSERT_EQ(other.kernels_size(), 3);
+  EXPECT_EQ(other.kernels(0).entry(), "planned");
+  EXPECT_EQ(other.kernels(1).m_min(), 6);
+  EXPECT_EQ(other.kernels(1).config(), kTile16);
 }
 
 TEST(PlanOverrideTest, RefusesUnknownRangesAndIllegalTiles) {

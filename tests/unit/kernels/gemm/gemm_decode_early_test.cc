@@ -251,6 +251,11 @@ TEST(GemmDecodeEarlyTest, V40RulesSplitTheEightTokenRangeWhereMeasured) {
   ASSERT_FALSE(two.entries.empty());
   EXPECT_EQ(two.entries[0].m_max, 8);
   EXPECT_EQ(two.entries[0].config.text, w8_early);
+  // Blocks of 1 (4096 x 1024) keep the tile without it; blocks of 3 (4096 x
+  // 3072, unmeasured) take the rule of 4.
+  EXPECT_EQ(TextAtM(kU8, 4096, 1024, 8), kW8KSplit);
+  EXPECT_EQ(TextAtM(kU8, 4096, 3072, 5), kW8KSplit);
+  EXPECT_EQ(TextAtM(kU8, 4096, 3072, 6), w8_early);
   // Blocks of 5 (K = 5120) and of 14 (4096 x 14336): no option.
   EXPECT_EQ(TextAtM(kU8, 4096, 5120, 8), kW8KSplit);
   EXPECT_EQ(TextAtM(kU8, 4096, 14336, 8), kW8KSplit);
@@ -278,6 +283,9 @@ TEST(GemmDecodeEarlyTest, V40RulesSplitTheEightTokenRangeWhereMeasured) {
     EXPECT_EQ(TextAtM(spec, 4096, 14336, 64), kPrescaled64);
     EXPECT_EQ(TextAtM(spec, 6144, 8192, 64), kPrescaled64);
     EXPECT_EQ(TextAtM(spec, 4096, 3072, 64), kPrescaled64);
+    // 20 (4096 x 10240 in 8) and 4 (4096 x 1024 in 4): no.
+    EXPECT_EQ(TextAtM(spec, 4096, 10240, 64), kPrescaled64);
+    EXPECT_EQ(TextAtM(spec, 4096, 1024, 64), kPrescaled64);
     EXPECT_EQ(TextAtM(spec, 4096, 4096, 64, kLaunchAbiTokenTiles256),
               kPrescaled64);
   }

@@ -20,6 +20,7 @@
 namespace hummingd {
 namespace {
 
+using testing::DecodeRangeTops;
 using testing::DecodeRequest;
 using testing::kIssue5Layers;
 using testing::kIssue5SpecsWithGroupSizes;
@@ -30,9 +31,11 @@ TEST(GemmDecodePlanTest, KMajorScalesOnWideTilesOfSpecsWithOneScalePerRow) {
     absl::StatusOr<Plan> plan = PlanKernels(DecodeRequest(spec, n, k));
     EXPECT_TRUE(plan.ok()) << spec << ": " << plan.status();
     if (!plan.ok()) return out;
-    for (int i = 0; i < 4; ++i) {
+    const std::vector<PlanEntry> tops = DecodeRangeTops(*plan);
+    EXPECT_EQ(tops.size(), 4u);
+    for (const PlanEntry& entry : tops) {
       absl::StatusOr<GemmTileConfig> tile =
-          ParseGemmTileText(plan->entries[i].config.text);
+          ParseGemmTileText(entry.config.text);
       EXPECT_TRUE(tile.ok()) << tile.status();
       if (tile.ok()) out.push_back(*tile);
     }

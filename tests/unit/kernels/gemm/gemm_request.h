@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "bench/kernel/decode_cases.h"
+#include "gtest/gtest.h"
 #include "kernels/launch_abi.h"
 #include "kernels/plan.h"
 #include "kernels/quant_spec.h"
@@ -78,11 +79,15 @@ inline std::vector<PlanEntry> DecodeRangeTops(const Plan& plan) {
 }
 
 // The entry serving the top of decode range `range` (0-3: M = 8, 16, 32,
-// 64), or an empty entry.
+// 64); a test failure and an empty entry where none does.
 inline PlanEntry DecodeRangeEntry(const Plan& plan, int range) {
   const int64_t tops[] = {8, 16, 32, 64};
   const PlanEntry* entry = EntryServing(plan, tops[range]);
-  return entry != nullptr ? *entry : PlanEntry{};
+  if (entry == nullptr) {
+    ADD_FAILURE() << "no plan entry serves M = " << tops[range];
+    return PlanEntry{};
+  }
+  return *entry;
 }
 
 }  // namespace hummingd::testing
