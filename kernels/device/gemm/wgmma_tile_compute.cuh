@@ -60,21 +60,6 @@ struct WgmmaScalePlan {
                                     : kSliceK;
   static constexpr int kStepsPerFold = kFoldK / 16;
   static_assert(kSliceK % kFoldK == 0, "a k-slice holds whole periods");
-  // 8 tokens, and 16 with k-split warps: warp-level mma.sync (see
-  // wgmma_compute_tile).
-  static constexpr bool kSyncMma =
-      Config::kTokens == 8 || Config::kWarpSplitK > 1;
-  // Biased sums (mma.sync tiles with deferred scales, 4-bit codes in bf16):
-  // the operands keep the decode's magic (magic + q, Decoder::biased_pair),
-  // saving the packed subtract of every pair (4 of 11 decode instructions
-  // per word), and one more m16n8k16 per step and n8 tile, on A = all ones,
-  // sums the period's activations per token; the fold adds -(magic + z)
-  // times them before the scale. The tensor pipe has room at 8 tokens (the
-  // loop is issue-bound: bench/decode-notes.md v70, v85). Both sums are
-  // fp32: the partial sums grow ~(magic + z) / |q - z| times larger before
-  // the subtraction, a relative error near 2^-24 of that.
-  static constexpr bool kBiasedSums =
-      kDeferred && kSyncMma && Decoder::kBiasedOperands;
 };
 
 // The thread's accumulators: totals (the layout of arch/wgmma.cuh per
@@ -86,15 +71,9 @@ struct WgmmaAccumulators {
   static constexpr int kR = Config::kRowBlocks;
   static constexpr int kT = Config::kTokens;
   static constexpr int kPartRows = kDeferred ? kR : 1;
-  static constexpr bool kBiased = WgmmaScalePlan<Config>::kBiasedSums;
   float total[kR][kT / 2];
   float part[kPartRows][kT / 2];
   float scale[kPartRows][2];
-  // Biased sums: the period's activation sums per token (the layout of one
-  // row block's accumulators; rows g and g + 8 hold the same sums), and
-  // -(magic + z) of rows g and g + 8.
-  float sum[kBiased ? kT / 2 : 1];
-  float offset[kBiased ? kPartRows : 1][2];
 
   HUMMINGD_DEVICE void clear() {
     HUMMINGD_UNROLL
@@ -107,10 +86,6 @@ struct WgmmaAccumulators {
       HUMMINGD_UNROLL
       for (int i = 0; i < kT / 2; ++i) part[r][i] = 0.0f;
     }
-    if constexpr (kBiased) {
-      HUMMINGD_UNROLL
-      for (int i = 0; i < kT / 2; ++i) sum[i] = 0.0f;
-    }
   }
 
   // total += scale * part; every wgmma must have retired (wait_group 0).
@@ -121,12 +96,8 @@ struct WgmmaAccumulators {
       for (int i = 0; i < kT / 2; ++i) {
         wgmma_fence_operand(part[r][i]);
         // Accumulator 4c + e holds row g + 8 (e / 2) (arch/wgmma.cuh).
-        const int row = (i >> 1) & 1;
-        float period = part[r][i];
-        if constexpr (kBiased) {
-          period = __fmaf_rn(offset[r][row], sum[i], period);
-        }
-        total[r][i] = __fmaf_rn(scale[r][row], period, total[r][i]);
+        total[r][i] =
+            __fmaf_rn(scale[r][(i >> 1) & 1], part[r][i], total[r][i]);
       }
     }
   }
@@ -281,18 +252,6 @@ HUMMINGD_DEVICE void sync_mma_step(WgmmaAccumulators<Config>& acc,
         mma_k16<kType>(r_c, r_a[r], r_b_step);
       }
     }
-    if constexpr (WgmmaScalePlan<Config>::kBiasedSums) {
-      // Every row of A is ones: each row of the result is the step's
-      // activation sum per token.
-      constexpr u32 kOnes2 = 0x3F803F80u;  // bf16 (1, 1)
-      const u32 r_ones[4] = {kOnes2, kOnes2, kOnes2, kOnes2};
-      float(&r_s)[4] = reinterpret_cast<float(&)[4]>(acc.sum[4 * j]);
-      if (starts_fold) {
-        HUMMINGD_UNROLL
-        for (int i = 0; i < 4; ++i) r_s[i] = 0.0f;
-      }
-      mma_k16<kType>(r_s, r_ones, r_b_step);
-    }
   }
 }
 
@@ -324,7 +283,7 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
   // pair (chunk c of token t lies at c ^ t; the second pair of a 64-column
   // panel is chunk + 4, bit 6 of the offset).
   // With k-split warps at 16 tokens too (two n8 tiles per step).
-  constexpr bool kSyncMma = Plan::kSyncMma;
+  constexpr bool kSyncMma = Config::kTokens == 8 || Config::kWarpSplitK > 1;
   constexpr int kBTiles = kSyncMma ? Config::kTokens / 8 : 1;
   // wgmmas a warpgroup leaves in flight while it decodes the next step's A
   // registers: two from 64 tokens, where the loop waits on the tensor pipe
@@ -409,20 +368,13 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
       HUMMINGD_UNROLL
       for (int r = 0; r < kR; ++r) {
         if constexpr (Plan::kDeferred) {
-          [[maybe_unused]] const Entry& e0 = r_fold_entry[r][0];
-          [[maybe_unused]] const Entry& e1 = r_fold_entry[r][1];
+          const Entry& e0 = r_fold_entry[r][0];
+          const Entry& e1 = r_fold_entry[r][1];
           const u32* words = r_words[ku_w & 1][r];
-          if constexpr (Plan::kBiasedSums) {
-            r_a[r][0] = Decoder::biased_pair(words, s, 0, 0);
-            r_a[r][1] = Decoder::biased_pair(words, s, 1, 0);
-            r_a[r][2] = Decoder::biased_pair(words, s, 0, 1);
-            r_a[r][3] = Decoder::biased_pair(words, s, 1, 1);
-          } else {
-            r_a[r][0] = Decoder::unscaled_pair(words, s, 0, 0, e0);
-            r_a[r][1] = Decoder::unscaled_pair(words, s, 1, 0, e1);
-            r_a[r][2] = Decoder::unscaled_pair(words, s, 0, 1, e0);
-            r_a[r][3] = Decoder::unscaled_pair(words, s, 1, 1, e1);
-          }
+          r_a[r][0] = Decoder::unscaled_pair(words, s, 0, 0, e0);
+          r_a[r][1] = Decoder::unscaled_pair(words, s, 1, 0, e1);
+          r_a[r][2] = Decoder::unscaled_pair(words, s, 0, 1, e0);
+          r_a[r][3] = Decoder::unscaled_pair(words, s, 1, 1, e1);
         } else {
           const int ee = kEntriesPerUnit == 1 ? 0 : s;
           const Entry& e0 = r_unit_entry[r][ee][0];
@@ -446,10 +398,6 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
           for (int r = 0; r < kR; ++r) {
             acc.scale[r][0] = r_new_scale[r][0];
             acc.scale[r][1] = r_new_scale[r][1];
-            if constexpr (Plan::kBiasedSums) {
-              acc.offset[r][0] = Decoder::operand_offset(r_fold_entry[r][0]);
-              acc.offset[r][1] = Decoder::operand_offset(r_fold_entry[r][1]);
-            }
           }
         }
       }

@@ -193,31 +193,12 @@ struct OperandDecoder<Format, OperandPath::kPackedInt> {
     return fma_x2<Plan::kBf16>(unscaled_pair(r_words, step, j, r, entry),
                                entry.scale2, kNegZero2);
   }
-
-  // 4-bit codes with bf16 activations may also leave the magic in the
-  // operand: magic + q of a pair (exact in bf16, 128..143), one shift and one
-  // LOP3 instead of three instructions. The caller then adds
-  // operand_offset(entry) times the period's activation sums to the fp32
-  // partial sums (the wgmma skeleton's biased sums).
-  static constexpr bool kBiasedOperands = Format::kBits == 4 && Plan::kBf16;
-  HUMMINGD_DEVICE static u32 biased_pair(const u32* r_words, int step, int j,
-                                         int r) {
-    static_assert(kBiasedOperands, "4-bit codes in bf16 operands");
-    constexpr u32 kMagic2 = Plan::kMagicHalf | (Plan::kMagicHalf << 16);
-    return and_or(r_words[step] >> (4 * (2 * j + r)), 0x000F000Fu, kMagic2);
-  }
-  // -(magic + z) in fp32: what a biased operand carries beyond q - z.
-  HUMMINGD_DEVICE static float operand_offset(const Entry& entry) {
-    static_assert(kBiasedOperands, "4-bit codes in bf16 operands");
-    return __uint_as_float(entry.offset2 << 16);
-  }
 };
 
 #if __CUDA_ARCH__ >= 890
 // e4m3 path. Entry: the fp16 scale twice.
 template <class Format>
 struct OperandDecoder<Format, OperandPath::kE4m3> {
-  static constexpr bool kBiasedOperands = false;
   // The hardware conversion yields the value itself: no exponent offset
   // may have been folded into the scale (prepare_fragment_scale).
   static_assert(!FragmentDecodePlan<Format>::kFoldOffsetIntoScale,
@@ -254,7 +235,6 @@ struct OperandDecoder<Format, OperandPath::kE4m3> {
 template <class Format>
 struct OperandDecoder<Format, OperandPath::kGeneric> {
   static constexpr bool kUnscaledOperands = false;
-  static constexpr bool kBiasedOperands = false;
   struct Entry {
     float scale;
     float zero;
