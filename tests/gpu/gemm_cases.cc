@@ -154,7 +154,8 @@ std::vector<int64_t> MValues(GemmMSet m_set) {
       return {1,   7,   16,  17,  64,   100,  200, 257,
               400, 600, 700, 800, 1000, 1100, 4096};
     case kDecode:
-      return {1, 7, 8, 9, 16, 17, 32, 33, 64};
+      // 5 | 6: where planner v40 splits the 8-token range.
+      return {1, 5, 6, 8, 9, 16, 17, 32, 33, 64};
   }
   return {};
 }
@@ -201,7 +202,11 @@ const std::vector<GemmCase>& CoveringCases() {
 // v34); scale groups of 32 on the group-128 tiles (v35: k-split warps at 8
 // tokens on 4096 x 4096, here with integer zero points) and, on
 // 8192 x 8192, the 64-row half tile in 4 splits at 8 tokens (v36; MXFP4
-// with bf16 activations too). (Bulk (TMA) weight
+// with bf16 activations too). Planner v40-v42's early=1 splits: uint8 and
+// e4m3 4096 x 4096 and 4-bit 6144 x 4096 (fp16) plan M = 1-5 and 6-8 as
+// two entries of one k-split tile, uint8 4096 x 2048 takes it over the
+// whole 8-token range, and uint8 / e4m3 4096 x 4096 on the 64-token
+// pre-scaled tile. (Bulk (TMA) weight
 // copies are no longer planned, planner v6; hummingd_gemm_bench --override
 // still times them and checks their numerics.)
 std::vector<GemmCase> DecodeCases() {
@@ -246,6 +251,8 @@ std::vector<GemmCase> DecodeCases() {
       {"weight=uint4,group=32,scale=fp16,zero=int", 4096, 4096, kDecode},
       {"weight=e2m1,group=32,scale=ue8m0,act=bf16,out=bf16", 8192, 8192,
        kDecode},
+      {"weight=uint4,group=128,scale=fp16", 6144, 4096, kDecode},
+      {"weight=uint8,group=128,scale=fp16", 4096, 2048, kDecode},
   };
   cases.insert(cases.end(), std::begin(kRealLayers), std::end(kRealLayers));
   return cases;

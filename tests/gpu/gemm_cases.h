@@ -12,7 +12,8 @@ namespace hummingd::gpu::testing {
 // Which M values a case runs: every range of its plan (kSmall), or, for a
 // real layer, fewer (kLarge: no M past 1024) or M up to 4096.
 // kDecode: the M <= 64 ranges only, at every boundary of Hopper's wgmma
-// decode plan (1-8, 9-16, 17-32, 33-64).
+// decode plan (1-8, split at 5 | 6 where a tile takes early=1 from M = 6,
+// 9-16, 17-32, 33-64).
 enum GemmMSet { kSmall, kLarge, kLargeWithM4096, kDecode };
 
 struct GemmCase {
