@@ -9,7 +9,9 @@
 // two with fp16 activations only) hold at their edges.
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "gtest/gtest.h"
@@ -251,41 +253,57 @@ TEST(GemmDecodeEarlyTest, V40RulesSplitTheEightTokenRangeWhereMeasured) {
   ASSERT_FALSE(two.entries.empty());
   EXPECT_EQ(two.entries[0].m_max, 8);
   EXPECT_EQ(two.entries[0].config.text, w8_early);
-  // Blocks of 1 (4096 x 1024) keep the tile without it; blocks of 3 (4096 x
-  // 3072, unmeasured) take the rule of 4.
-  EXPECT_EQ(TextAtM(kU8, 4096, 1024, 8), kW8KSplit);
-  EXPECT_EQ(TextAtM(kU8, 4096, 3072, 5), kW8KSplit);
-  EXPECT_EQ(TextAtM(kU8, 4096, 3072, 6), w8_early);
-  // Blocks of 5 (K = 5120) and of 14 (4096 x 14336): no option.
-  EXPECT_EQ(TextAtM(kU8, 4096, 5120, 8), kW8KSplit);
-  EXPECT_EQ(TextAtM(kU8, 4096, 14336, 8), kW8KSplit);
-  EXPECT_EQ(TextAtM(kE4, 4096, 14336, 8), kW8KSplit);
-  // bf16 activations: neither the measured loser (4-bit, 6144 x 4096) nor
-  // the unmeasured 8-bit tile takes it; nor 4-bit weights on the four-stage
-  // k-split tile.
+  // The tile each layer plans at M tokens, by the rules' edges.
   const char* bf16_w4 = "weight=uint4,group=128,scale=bf16,act=bf16,out=bf16";
   const char* bf16_w8 = "weight=uint8,group=128,scale=bf16,act=bf16,out=bf16";
-  EXPECT_EQ(TextAtM(bf16_w4, 6144, 4096, 8), kKSplitTile);
-  EXPECT_EQ(TextAtM(bf16_w8, 4096, 4096, 8), kW8KSplit);
-  EXPECT_EQ(TextAtM(bf16_w8, 4096, 4096, 64).find("early="), std::string::npos);
-  EXPECT_EQ(TextAtM(kW4, 4096, 4096, 8),
-            "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8");
+  const std::string pre_early = std::string(kPrescaled64) + ",early=1";
+  struct AtM {
+    const char* spec;
+    int64_t n, k, m;
+    std::string text;
+  };
+  std::vector<AtM> cases = {
+      // Blocks of 1 (4096 x 1024) keep the tile without it; blocks of 3
+      // (4096 x 3072, unmeasured) take the rule of 4.
+      {kU8, 4096, 1024, 8, kW8KSplit},
+      {kU8, 4096, 3072, 5, kW8KSplit},
+      {kU8, 4096, 3072, 6, w8_early},
+      // Blocks of 5 (K = 5120) and of 14 (4096 x 14336): no option.
+      {kU8, 4096, 5120, 8, kW8KSplit},
+      {kU8, 4096, 14336, 8, kW8KSplit},
+      {kE4, 4096, 14336, 8, kW8KSplit},
+      // bf16 activations: neither the measured loser (4-bit, 6144 x 4096)
+      // nor the unmeasured 8-bit tiles take it; nor 4-bit weights on the
+      // four-stage k-split tile.
+      {bf16_w4, 6144, 4096, 8, kKSplitTile},
+      {bf16_w8, 4096, 4096, 8, kW8KSplit},
+      {bf16_w8, 4096, 4096, 64, kPrescaled64},
+      {kW4, 4096, 4096, 8,
+       "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8"},
+  };
   // The 64-token pre-scaled tile: splits of 8 (4096 x 4096), 12-13 (6144 x
   // 4096 in 5) and 16 (4096 x 8192 in 8) take it; 6 (4096 x 3072 in 8), 26
-  // (6144 x 8192 in 5) and 28 (4096 x 14336 in 8) do not.
-  const std::string pre_early = std::string(kPrescaled64) + ",early=1";
+  // (6144 x 8192 in 5), 28 (4096 x 14336 in 8), 20 (4096 x 10240 in 8) and
+  // 4 (4096 x 1024 in 4) do not.
   for (const char* spec : {kU8, kE4}) {
-    SCOPED_TRACE(spec);
-    EXPECT_EQ(TextAtM(spec, 4096, 4096, 33), pre_early);
-    EXPECT_EQ(TextAtM(spec, 4096, 4096, 64), pre_early);
-    EXPECT_EQ(TextAtM(spec, 6144, 4096, 64), pre_early);
-    EXPECT_EQ(TextAtM(spec, 4096, 8192, 64), pre_early);
-    EXPECT_EQ(TextAtM(spec, 4096, 14336, 64), kPrescaled64);
-    EXPECT_EQ(TextAtM(spec, 6144, 8192, 64), kPrescaled64);
-    EXPECT_EQ(TextAtM(spec, 4096, 3072, 64), kPrescaled64);
-    // 20 (4096 x 10240 in 8) and 4 (4096 x 1024 in 4): no.
-    EXPECT_EQ(TextAtM(spec, 4096, 10240, 64), kPrescaled64);
-    EXPECT_EQ(TextAtM(spec, 4096, 1024, 64), kPrescaled64);
+    for (const AtM& c :
+         std::initializer_list<AtM>{{spec, 4096, 4096, 33, pre_early},
+                                    {spec, 4096, 4096, 64, pre_early},
+                                    {spec, 6144, 4096, 64, pre_early},
+                                    {spec, 4096, 8192, 64, pre_early},
+                                    {spec, 4096, 14336, 64, kPrescaled64},
+                                    {spec, 6144, 8192, 64, kPrescaled64},
+                                    {spec, 4096, 3072, 64, kPrescaled64},
+                                    {spec, 4096, 10240, 64, kPrescaled64},
+                                    {spec, 4096, 1024, 64, kPrescaled64}}) {
+      cases.push_back(c);
+    }
+  }
+  for (const AtM& c : cases) {
+    EXPECT_EQ(TextAtM(c.spec, c.n, c.k, c.m), c.text)
+        << c.spec << " " << c.n << "x" << c.k << " M = " << c.m;
+  }
+  for (const char* spec : {kU8, kE4}) {
     EXPECT_EQ(TextAtM(spec, 4096, 4096, 64, kLaunchAbiTokenTiles256),
               kPrescaled64);
   }
