@@ -1,5 +1,6 @@
 #include "bench/kernel/plan_override.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -129,23 +130,18 @@ bool IsEarlySplitPartner(const v1::Kernel& lower, const v1::Kernel& upper) {
 absl::Status ApplyPlanOverrides(const KernelRequest& request,
                                 const std::vector<PlanOverride>& overrides,
                                 v1::KernelSet& set) {
+  // The ends the text names: a split range's lower entry named too is
+  // overridden on its own, whatever the order.
+  std::vector<int64_t> named_ends;
+  for (const PlanOverride& override_entry : overrides) {
+    named_ends.push_back(override_entry.m_max);
+  }
   for (const PlanOverride& override_entry : overrides) {
     int index = -1;
     for (int i = 0; i < set.kernels_size(); ++i) {
       if (set.kernels(i).m_max() == override_entry.m_max) index = i;
     }
-    // The override takes the whole planned range: a split range's lower
-    // entry goes with it.
-    if (index > 0 &&
-        IsEarlySplitPartner(set.kernels(index - 1), set.kernels(index))) {
-      const int64_t m_min = set.kernels(index - 1).m_min();
-      HandOnSharedCubin(set.kernels(index - 1), set);
-      set.mutable_kernels()->DeleteSubrange(index - 1, 1);
-      --index;
-      set.mutable_kernels(index)->set_m_min(m_min);
-    }
-    v1::Kernel* kernel = index >= 0 ? set.mutable_kernels(index) : nullptr;
-    if (kernel == nullptr) {
+    if (index < 0) {
       std::vector<int64_t> ends;
       for (const v1::Kernel& candidate : set.kernels()) {
         ends.push_back(candidate.m_max());
@@ -154,9 +150,25 @@ absl::Status ApplyPlanOverrides(const KernelRequest& request,
           "--override: no M range of the plan ends at ", override_entry.m_max,
           " (its ranges end at ", absl::StrJoin(ends, ", "), ")"));
     }
+    // Otherwise the override takes the whole planned range: a split range's
+    // lower entry goes with it.
+    const bool takes_lower =
+        index > 0 &&
+        std::find(named_ends.begin(), named_ends.end(),
+                  set.kernels(index - 1).m_max()) == named_ends.end() &&
+        IsEarlySplitPartner(set.kernels(index - 1), set.kernels(index));
+    const int64_t m_min = takes_lower ? set.kernels(index - 1).m_min()
+                                      : set.kernels(index).m_min();
+    // Compiled (and checked) before the set changes.
     ASSIGN_OR_RETURN(CompiledOverride compiled_override,
-                     CompilePlanOverride(request, override_entry,
-                                         kernel->m_min(), kernel->m_max()));
+                     CompilePlanOverride(request, override_entry, m_min,
+                                         set.kernels(index).m_max()));
+    if (takes_lower) {
+      HandOnSharedCubin(set.kernels(index - 1), set);
+      set.mutable_kernels()->DeleteSubrange(index - 1, 1);
+      --index;
+    }
+    v1::Kernel* kernel = set.mutable_kernels(index);
     const PlanEntry& entry = compiled_override.entry;
     CompiledKernel& compiled = compiled_override.kernel;
 

@@ -157,6 +157,48 @@ TEST(PlanOverrideTest, AnOverrideTakesBothEntriesOfASplitRange) {
   EXPECT_EQ(other.kernels(0).entry(), "planned");
   EXPECT_EQ(other.kernels(1).m_min(), 6);
   EXPECT_EQ(other.kernels(1).config(), kTile16);
+
+  // A text that names both ends overrides each entry on its own, in either
+  // order, even when the lower one's override is its planned tile.
+  for (const std::string& text :
+       {"5:" + std::string(kKSplit) + ":1;8" + override_text,
+        "8" + override_text + ";5:" + std::string(kKSplit) + ":1"}) {
+    SCOPED_TRACE(text);
+    v1::KernelSet named = split_set(kKSplit);
+    ASSERT_TRUE(
+        ApplyPlanOverrides(W4Request(), *ParsePlanOverrides(text), named).ok());
+    ASSERT_EQ(named.kernels_size(), 3);
+    EXPECT_EQ(named.kernels(0).m_max(), 5);
+    EXPECT_EQ(named.kernels(0).config(), kKSplit);
+    EXPECT_EQ(named.kernels(0).entry(), "hummingd_gemm");
+    EXPECT_EQ(named.kernels(1).m_min(), 6);
+    EXPECT_EQ(named.kernels(1).config(), kTile16);
+  }
+
+  // The lower entry's cubin, carried for a later kernel of its artifact,
+  // stays in the set when the entry goes.
+  v1::KernelSet shared = split_set(kKSplit);
+  shared.mutable_kernels(0)->set_artifact_key("lower");
+  v1::Kernel* later = shared.add_kernels();
+  later->set_m_min(17);
+  later->set_m_max(32);
+  later->set_artifact_key("lower");
+  ASSERT_TRUE(ApplyPlanOverrides(
+                  W4Request(), *ParsePlanOverrides("8" + override_text), shared)
+                  .ok());
+  ASSERT_EQ(shared.kernels_size(), 3);
+  EXPECT_EQ(shared.kernels(2).cubin(), "planned cubin 0");
+
+  // An override that fails its checks leaves the set as it was.
+  v1::KernelSet refused = split_set(kKSplit);
+  const v1::KernelSet before = refused;
+  EXPECT_EQ(
+      ApplyPlanOverrides(
+          W4Request(), *ParsePlanOverrides("8:" + std::string(kKSplit) + ":2"),
+          refused)
+          .code(),
+      absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(refused.SerializeAsString(), before.SerializeAsString());
 }
 
 TEST(PlanOverrideTest, RefusesUnknownRangesAndIllegalTiles) {

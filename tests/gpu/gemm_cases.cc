@@ -138,7 +138,8 @@ void PrintTo(const GemmCase& c, std::ostream* os) {
   *os << c.spec << " n=" << c.n << " k=" << c.k;
 }
 
-// M = 1, 7, 16, 17, 64, 100, 257, 1000 everywhere; 200, 1100 and 2100 (or
+// M = 1, 7, 16, 17, 64, 100, 257, 1000 in every set but kDecode (which runs
+// the decode ranges' edges only); 200, 1100 and 2100 (or
 // 1100 and 4096) so that every range above 64 runs too (Hopper's merged
 // steps of 64 tokens, which 160, 240, 360, 400, 600, 700 and 800 complete
 // on the layers here, and the open range above 2048; elsewhere 65..256,

@@ -25,8 +25,8 @@ struct GemmCase {
 
 void PrintTo(const GemmCase& c, std::ostream* os);
 
-// M = 1, 7, 16, 17, 64, 100, 257, 1000 everywhere, and more per set (see
-// gemm_cases.cc).
+// M = 1, 16, 17, 64 everywhere, 7, 100, 257 and 1000 in every set but
+// kDecode (its own ten, M <= 64), and more per set (see gemm_cases.cc).
 std::vector<int64_t> MValues(GemmMSet m_set);
 
 // The covering grid (issue 4): every weight format x every scale

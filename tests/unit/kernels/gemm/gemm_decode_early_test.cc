@@ -1,10 +1,10 @@
-// early=N (planners v38-v40, bench/decode-notes.md v83, v84): the tile
+// early=N (planners v38-v42, bench/decode-notes.md v83, v84): the tile
 // text's prologue option round-trips and validates against the ring's
 // lead, its stub names the count while every other stub stays as it was,
 // only clients of kLaunchAbiEarlyTiles are planned it, and the planner's
 // rules (kernels/gemm_decode_plan.cc: 4-bit weights on two tiles over
 // blocks of 7-8 k-tiles; the three-stage 8-token k-split tiles over blocks
-// of at most 4 k-tiles from M = 6, or of 2 with 8-bit weights at every M;
+// of 2-4 k-tiles from M = 6, or of 2 with 8-bit weights at every M;
 // the 64-token pre-scaled tile over splits of 8-16 k-tiles; the last
 // two with fp16 activations only) hold at their edges.
 
