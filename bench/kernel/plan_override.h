@@ -8,7 +8,7 @@
 //   "16:tile=16x256x64,warps=1x8,stages=6,mma=wgmma:4"
 // replaces the plan's range that ends at M = 16. Where planner v40 plans a
 // range as two entries of one tile (M = 1-5, and 6-8 with early=1), "8:"
-// replaces both; "5:" names the lower one alone.
+// replaces both, unless the text also names "5:": then each its own.
 
 #include <cstdint>
 #include <vector>
@@ -58,7 +58,8 @@ absl::StatusOr<CompiledOverride> CompilePlanOverride(
 // overridden range is replaced by one compiled here from the override's
 // tile and split-K factor, with the launch the planner would give that
 // tile (MakeGemmPlanEntry); a range planned as two entries (early=1 from
-// inside it) becomes one. NOT_FOUND when no range ends at m_max; the
+// inside it) becomes one unless both ends are named. Each override is
+// compiled before the set changes. NOT_FOUND when no range ends at m_max; the
 // tile is validated against the layer and the GPU by codegen; layout=kmajor
 // needs request.launch_abi >= kLaunchAbiKMajorScales (INVALID_ARGUMENT).
 absl::Status ApplyPlanOverrides(const KernelRequest& request,
