@@ -595,8 +595,8 @@ bool KMajorScalesWin(const GemmTileConfig& tile, const QuantSpec& spec,
 //    twice, bench/results/tile-sweep-cg.md): over blocks of 4 k-tiles from
 //    M = 6 (4096 x 4096 uint8 / e4m3 8x16x1024 ksplit=8 at M = 6-8
 //    0.96-0.97x, 3072 x 4096 0.97-1.00x from M = 7 and 0.99-1.00x at 6,
-//    6144 x 4096 uint4 8x32x1024
-//    ksplit=4 0.97-0.98x; at M = 1 the same tiles lost 1-5%), and with
+//    6144 x 4096 uint4 8x32x1024 ksplit=4 0.97-0.98x; at M = 1 the same
+//    tiles lost 1-5%), and with
 //    8-bit weights over blocks of 2 (4096 x 2048) at every M (0.92-0.99x);
 //    4-bit weights over blocks of 2 from M = 6 (6144 x 2048 at M = 6 / 8
 //    0.95-0.96x, sweep cj). Blocks of 3 are unmeasured and take the rule of

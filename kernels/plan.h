@@ -80,6 +80,14 @@ struct PlanEntry {
 
 struct Plan {
   std::vector<PlanEntry> entries;  // sorted by m_min, contiguous, disjoint
+
+  // The entry that serves M tokens, or nullptr outside the plan.
+  const PlanEntry* EntryFor(int64_t m) const {
+    for (const PlanEntry& entry : entries) {
+      if (entry.m_min <= m && m <= entry.m_max) return &entry;
+    }
+    return nullptr;
+  }
   bool operator==(const Plan&) const = default;
 };
 

@@ -78,9 +78,7 @@ absl::StatusOr<GemmLayerKernels> ResolveGemm(const std::string& spec_text,
 }
 
 absl::StatusOr<const PlanEntry*> GemmEntryForM(const Plan& plan, int64_t m) {
-  for (const PlanEntry& entry : plan.entries) {
-    if (m >= entry.m_min && m <= entry.m_max) return &entry;
-  }
+  if (const PlanEntry* entry = plan.EntryFor(m)) return entry;
   return absl::OutOfRangeError(absl::StrCat("m=", m, " is outside the plan"));
 }
 

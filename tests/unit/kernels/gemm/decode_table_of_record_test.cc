@@ -55,12 +55,7 @@ void ExpectPlannedAsMeasured(const TableRow& row) {
   absl::StatusOr<Plan> plan = PlanKernels(
       testing::GemmRequest(row.spec.c_str(), row.n, row.k, "sm_90a", 132));
   ASSERT_TRUE(plan.ok()) << plan.status();
-  const PlanEntry* entry = nullptr;
-  for (const PlanEntry& candidate : plan->entries) {
-    if (candidate.m_min <= row.m && row.m <= candidate.m_max) {
-      entry = &candidate;
-    }
-  }
+  const PlanEntry* entry = plan->EntryFor(row.m);
   ASSERT_NE(entry, nullptr);
   EXPECT_EQ(entry->config.text, row.kernel);
   EXPECT_EQ(entry->launch.grid_z, row.splits);

@@ -26,7 +26,6 @@ namespace hummingd {
 namespace {
 
 using testing::DecodeRangeEntry;
-using testing::EntryServing;
 using testing::GemmRequest;
 
 constexpr char kKSplitTile[] =
@@ -123,7 +122,7 @@ std::string PlannedText(const char* spec, int64_t n, int64_t k, int range,
 std::string TextAtM(const char* spec, int64_t n, int64_t k, int64_t m,
                     uint32_t launch_abi = kCurrentLaunchAbi) {
   const Plan plan = PlanOf(spec, n, k, launch_abi);
-  const PlanEntry* entry = EntryServing(plan, m);
+  const PlanEntry* entry = plan.EntryFor(m);
   EXPECT_NE(entry, nullptr) << m;
   return entry != nullptr ? entry->config.text : "";
 }

@@ -59,32 +59,27 @@ inline const std::vector<const char*> kIssue5SpecsWithGroupSizes = [] {
   return specs;
 }();
 
-// The plan's entry serving M tokens, or nullptr.
-inline const PlanEntry* EntryServing(const Plan& plan, int64_t m) {
-  for (const PlanEntry& entry : plan.entries) {
-    if (entry.m_min <= m && m <= entry.m_max) return &entry;
-  }
-  return nullptr;
-}
+// The top M of each Hopper decode range. Since planner v40 a range may
+// come as two entries, the upper one with early=1
+// (gemm_decode_early_test.cc checks the lower).
+inline constexpr int64_t kDecodeRangeTops[] = {8, 16, 32, 64};
 
-// The entries serving the top of each decode range (M = 8, 16, 32, 64), as
-// many as the plan has. Since planner v40 a range may come as two entries,
-// the upper one with early=1 (gemm_decode_early_test.cc checks the lower).
+// The entries serving the tops of the decode ranges, as many as the plan
+// has.
 inline std::vector<PlanEntry> DecodeRangeTops(const Plan& plan) {
   std::vector<PlanEntry> tops;
-  for (const int64_t m : {8, 16, 32, 64}) {
-    if (const PlanEntry* entry = EntryServing(plan, m)) tops.push_back(*entry);
+  for (const int64_t m : kDecodeRangeTops) {
+    if (const PlanEntry* entry = plan.EntryFor(m)) tops.push_back(*entry);
   }
   return tops;
 }
 
-// The entry serving the top of decode range `range` (0-3: M = 8, 16, 32,
-// 64); a test failure and an empty entry where none does.
+// The entry serving the top of decode range `range` (0-3); a test failure
+// and an empty entry where none does.
 inline PlanEntry DecodeRangeEntry(const Plan& plan, int range) {
-  const int64_t tops[] = {8, 16, 32, 64};
-  const PlanEntry* entry = EntryServing(plan, tops[range]);
+  const PlanEntry* entry = plan.EntryFor(kDecodeRangeTops[range]);
   if (entry == nullptr) {
-    ADD_FAILURE() << "no plan entry serves M = " << tops[range];
+    ADD_FAILURE() << "no plan entry serves M = " << kDecodeRangeTops[range];
     return PlanEntry{};
   }
   return *entry;
