@@ -345,7 +345,8 @@ absl::StatusOr<KernelSource> GenerateGemmStub(const KernelRequest& request,
   if (wgmma) {
     // Trailing arguments only when set (or when a later one is): the stubs
     // of two-per-SM tiles without options stay as they were.
-    const bool early_set = tile.early_tiles > 0;
+    const bool warp_run_set = tile.warp_run_weights;
+    const bool early_set = tile.early_tiles > 0 || warp_run_set;
     const bool blocks_set =
         blocks_per_sm != device::kWgmmaDefaultBlocksPerSm || early_set;
     const bool split_set = tile.warp_split_k > 1 || blocks_set;
@@ -359,7 +360,8 @@ absl::StatusOr<KernelSource> GenerateGemmStub(const KernelRequest& request,
         k_major_set ? (tile.k_major_scales ? ", true" : ", false") : "",
         split_set ? absl::StrCat(", ", tile.warp_split_k) : "",
         blocks_set ? absl::StrCat(", ", blocks_per_sm) : "",
-        early_set ? absl::StrCat(", ", tile.early_tiles) : "", ">;\n");
+        early_set ? absl::StrCat(", ", tile.early_tiles) : "",
+        warp_run_set ? ", true" : "", ">;\n");
     absl::StrAppend(&text, "using Config = hd::WgmmaConfig<Format, Tile, ",
                     request.shape.n, "LL, ", request.shape.k, "LL>;\n");
   } else {

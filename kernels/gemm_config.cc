@@ -15,6 +15,7 @@
 #include "gemm/wgmma_config.cuh"
 #include "kernels/k_major_scales.h"
 #include "kernels/launch_abi.h"
+#include "memory/wgmma_tiles.cuh"
 
 namespace hummingd {
 namespace {
@@ -72,6 +73,7 @@ int GemmTileConfig::SharedBytes(const QuantSpec& spec) const {
 }
 
 uint32_t GemmTileLaunchAbi(const GemmTileConfig& tile) {
+  if (tile.warp_run_weights) return kLaunchAbiWarpRunWeights;
   if (tile.early_tiles > 0) return kLaunchAbiEarlyTiles;
   if (tile.mma == GemmMma::kWgmma && tile.block_m > 128) {
     return kLaunchAbiTokenTiles256;
@@ -160,12 +162,20 @@ bool WgmmaTakesKMajorScales(const GemmTileConfig& tile, const QuantSpec& spec,
          column_bytes % 16 == 0;
 }
 
+bool WgmmaTakesWarpRunWeights(const GemmTileConfig& tile,
+                              const QuantSpec& spec) {
+  return tile.mma == GemmMma::kWgmma && !tile.bulk_weights &&
+         device::wgmma_warp_run_weights_fit(tile.Threads(), tile.block_n,
+                                            tile.block_k, spec.weight.bits);
+}
+
 std::string FormatGemmTileText(const GemmTileConfig& tile) {
   return absl::StrCat(
       "tile=", tile.block_m, "x", tile.block_n, "x", tile.block_k,
       ",warps=", tile.warps_m, "x", tile.warps_n, ",stages=", tile.stages,
       tile.mma == GemmMma::kWgmma ? ",mma=wgmma" : "",
       tile.bulk_weights ? ",copy=bulk" : "",
+      tile.warp_run_weights ? ",copy=warprun" : "",
       tile.prescaled_scales ? ",scales=pre" : "",
       tile.k_major_scales ? ",layout=kmajor" : "",
       tile.warp_split_k > 1 ? absl::StrCat(",ksplit=", tile.warp_split_k) : "",
@@ -192,6 +202,7 @@ absl::StatusOr<GemmTileConfig> ParseGemmTileText(std::string_view text) {
   bool numbers_ok = true;
   if (has_mma) {  // the rest are wgmma options
     tile.bulk_weights = take("copy=bulk");
+    tile.warp_run_weights = !tile.bulk_weights && take("copy=warprun");
     tile.prescaled_scales = take("scales=pre");
     tile.k_major_scales = take("layout=kmajor");
     if (next < fields.size() && absl::StartsWith(fields[next], "ksplit=")) {
@@ -224,8 +235,8 @@ absl::StatusOr<GemmTileConfig> ParseGemmTileText(std::string_view text) {
       !absl::StartsWith(fields[1], "warps=") ||
       !absl::StartsWith(fields[2], "stages=")) {
     return Invalid(absl::StrCat(
-        "expected tile=BMxBNxBK,warps=WMxWN,stages=S[,mma=wgmma[,copy=bulk]"
-        "[,scales=pre][,layout=kmajor][,ksplit=2|4|8][,blocks=1..4]"
+        "expected tile=BMxBNxBK,warps=WMxWN,stages=S[,mma=wgmma[,copy=bulk|"
+        "warprun][,scales=pre][,layout=kmajor][,ksplit=2|4|8][,blocks=1..4]"
         "[,early=N][,order=grouped]] (got '",
         whole, "')"));
   }
@@ -326,6 +337,12 @@ absl::Status ValidateGemmTile(const GemmTileConfig& tile, int64_t n,
   }
   if (tile.bulk_weights && tile.mma != GemmMma::kWgmma) {
     return Invalid("copy=bulk is a wgmma tile option");
+  }
+  if (tile.warp_run_weights &&
+      (tile.mma != GemmMma::kWgmma || tile.bulk_weights)) {
+    return Invalid(
+        "copy=warprun is a wgmma tile option of cp.async weights (not "
+        "copy=bulk)");
   }
   if (tile.prescaled_scales && tile.mma != GemmMma::kWgmma) {
     return Invalid("scales=pre is a wgmma tile option");

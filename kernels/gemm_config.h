@@ -3,7 +3,7 @@
 // Host side of the GEMM family's compile-time tiling: the canonical config
 // text the planner writes and codegen reads back
 // ("tile=16x64x128,warps=1x4,stages=4" for the mma.sync skeleton,
-// "tile=8x128x256,warps=1x8,stages=6,mma=wgmma[,copy=bulk][,scales=pre]
+// "tile=8x128x256,warps=1x8,stages=6,mma=wgmma[,copy=bulk|warprun][,scales=pre]
 // [,layout=kmajor][,ksplit=S][,blocks=N][,early=N][,order=grouped]" for the
 // Hopper decode skeleton), its
 // validation against a layer, and the split-K workspace size.
@@ -87,6 +87,13 @@ struct GemmTileConfig {
   // v82, v83: 2-4% faster on 8192² at 1-16 tokens, 1-7% slower on other
   // layers). The first tile's activations then queue behind fewer weights.
   int early_tiles = 0;
+  // wgmma only, cp.async weights: each warp copies consecutive 512-byte
+  // pieces of one weight run per stage, so that every thread keeps one
+  // pointer and one shared offset instead of one per slot ("copy=warprun";
+  // WgmmaTakesWarpRunWeights says where the runs allow it). Fewer address
+  // instructions per k-tile; which tiles gain is measured
+  // (bench/decode-notes.md v76, v77, v86).
+  bool warp_run_weights = false;
 
   int Threads() const { return 32 * warps_m * warps_n; }
   // Dynamic shared memory of the kernel for this spec (the wgmma skeleton
@@ -151,6 +158,12 @@ bool WgmmaKSplitHoldsScalePeriods(const GemmTileConfig& tile,
 // refuses.
 bool WgmmaTakesKMajorScales(const GemmTileConfig& tile, const QuantSpec& spec,
                             int64_t k);
+
+// Whether `tile` with copy=warprun compiles for `spec`: cp.async weights
+// whose runs (one per 16-row n-unit) hold whole warps' shares of the
+// stage's chunks, memory/wgmma_tiles.cuh's static_assert on the host.
+bool WgmmaTakesWarpRunWeights(const GemmTileConfig& tile,
+                              const QuantSpec& spec);
 
 std::string FormatGemmTileText(const GemmTileConfig& tile);
 // Strict inverse of FormatGemmTileText; INVALID_ARGUMENT naming

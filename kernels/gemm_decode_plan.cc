@@ -11,6 +11,7 @@
 #include "gemm/wgmma_config.cuh"
 #include "kernels/gemm_decode_ksplit.h"
 #include "kernels/gemm_decode_rules.h"
+#include "kernels/gemm_decode_tile_options.h"
 
 namespace hummingd {
 namespace {
@@ -228,11 +229,12 @@ absl::StatusOr<DecodeCandidate> MakeDecodeCandidate(
                    /*max_splits=*/16, partial_bytes, weight_bytes);
   candidate.score = SplitKScore(n_blocks, candidate.splits, slots,
                                 partial_bytes, weight_bytes);
-  // Weights by per-thread cp.async everywhere: bulk (TMA) copies won only
-  // for 8-bit weights at 8 tokens before the scales travelled in chunks
-  // (8192 x 28672: 73.6 vs 94.8 µs), and lose since (8192 x 8192 uint8 at
-  // M = 1: 23.3 µs bulk, 19.8 cp.async). `--override ...,copy=bulk` keeps
-  // them measurable.
+  // Weights by per-thread cp.async: bulk (TMA) copies won only for 8-bit
+  // weights at 8 tokens before the scales travelled in chunks (8192 x
+  // 28672: 73.6 vs 94.8 µs), and lose since (8192 x 8192 uint8 at M = 1:
+  // 23.3 µs bulk, 19.8 cp.async), except on the 64-row half tile with fp16
+  // activations over long splits (BulkWeightsWin, set once the range's
+  // tile is chosen). `--override ...,copy=bulk` keeps them measurable.
   tile.bulk_weights = false;
   return candidate;
 }
@@ -572,81 +574,6 @@ bool KMajorScalesWin(const GemmTileConfig& tile, const QuantSpec& spec,
   return tile.block_n == 256 && WgmmaTakesKMajorScales(k_major, spec, shape.k);
 }
 
-// early=1 (planners v38-v42, bench/decode-notes.md v83, v84): the prologue
-// fetches only its first tile's weights before the previous kernel
-// completes, so that the first tile's activations, issued at the release,
-// queue behind one tile's weights instead of all the ring's lead. Returns
-// the first M of `range` from which the tile takes it (a range that takes
-// it from above its m_min is planned as two entries), or nothing. Split-K's
-// ranges differ by one k-tile, so a rule on a block's k-tiles holds for the
-// fewest and the most. Measured with uint4 / uint8 / e4m3 in groups of 128
-// (v38's rule also in the group table of 5d8f4e5: groups of 64 and
-// channel-wise scales on 8192 x 8192, 0.95-1.00x); the other formats and
-// scale layouts that take the same tiles extrapolate.
-//  - v38 / v39: 4-bit weights on 8x32x1024 ksplit=4 and 16x128x256 over
-//    blocks of 7-8 k-tiles, the whole range: 8192 x 8192 at M = 1-8 (fp16
-//    0.96-0.99x, bf16 0.96-0.98x) and M = 16 (fp16 0.99x, bf16 0.97-0.98x)
-//    in three runs (bench/results/ab-v82-session31.md, tile-sweep-cd.md);
-//    4096 x 14336 16x128x256 in 8 splits of 7 (bf16 0.98x, fp16 1.00x).
-//    The same tiles lost over 28-32 k-tiles (the 28672-wide layers at 16
-//    tokens, 1.01x).
-//  - v40: the 8-token k-split tiles on a three-stage ring with fp16
-//    activations gain more the more tokens their tiles carry (sweep cg,
-//    twice, bench/results/tile-sweep-cg.md): over blocks of 4 k-tiles from
-//    M = 6 (4096 x 4096 uint8 / e4m3 8x16x1024 ksplit=8 at M = 6-8
-//    0.96-0.97x, 3072 x 4096 0.97-1.00x from M = 7 and 0.99-1.00x at 6,
-//    6144 x 4096 uint4 8x32x1024 ksplit=4 0.97-0.98x; at M = 1 the same
-//    tiles lost 1-5%), and with
-//    8-bit weights over blocks of 2 (4096 x 2048) at every M (0.92-0.99x);
-//    4-bit weights over blocks of 2 from M = 6 (6144 x 2048 at M = 6 / 8
-//    0.95-0.96x, sweep cj). Blocks of 3 are unmeasured and take the rule of
-//    4; blocks of 1 keep the tile without it. Not with bf16 activations
-//    (6144 x 4096 1.00-1.04x at every M), nor on the four-stage 4-bit
-//    8x16x1024 (4096 x 4096 0.99-1.03x), 5 k-tiles (4096 x 5120 8-bit
-//    0.99-1.04x, sweep cj) or 14 (4096 x 14336 8-bit 0.98-1.00x).
-//  - v40: the 64-token pre-scaled tile (64x128x64 scales=pre, six stages)
-//    over splits of 8-16 k-tiles, the whole range: 4096 x 4096 e4m3
-//    0.96-0.99x and uint8 0.97-0.99x (8 k-tiles), 6144 x 4096 e4m3
-//    0.95-0.96x (12-13; uint8 1.00x there), 4096 x 8192 0.95-0.98x (16) at
-//    M = 33 / 48 / 64 (sweeps ce, cg, cj). Shorter and longer splits lost
-//    or tied: 6 (4096 x 3072: e4m3 1.03-1.06x, uint8 1.00-1.01x), 26
-//    (6144 x 8192: e4m3 1.03-1.04x, uint8 1.01x), 28 (4096 x 14336: uint8
-//    0.98x but e4m3 1.00-1.02x). bf16 activations, unmeasured, keep the
-//    tile without it.
-std::optional<int64_t> EarlyFirstTileFrom(const DecodeCandidate& candidate,
-                                          const QuantSpec& spec,
-                                          const LayerShape& shape,
-                                          const DecodeRange& range) {
-  const GemmTileConfig& tile = candidate.tile;
-  const int64_t k_tiles = shape.k / tile.block_k;
-  const int64_t fewest = k_tiles / candidate.splits;
-  const int64_t most = (k_tiles + candidate.splits - 1) / candidate.splits;
-  const int lead = device::wgmma_ring_lead(tile.stages, tile.warp_split_k);
-  if (lead < 2) return std::nullopt;
-  const bool k_split_tile = tile.block_m == 8 && tile.block_n == 32 &&
-                            tile.block_k == 1024 && tile.warp_split_k == 4;
-  const bool wide_16_token_tile = tile.block_m == 16 && tile.block_n == 128 &&
-                                  tile.block_k == 256 && tile.warp_split_k == 1;
-  if (spec.weight.bits == 4 && (k_split_tile || wide_16_token_tile) &&
-      fewest >= 7 && most <= 8) {
-    return range.m_min;
-  }
-  // Only fp16 activations were measured with the v40 rules.
-  if (spec.activation_type != DataType::kFp16) return std::nullopt;
-  const bool three_stage_k_split_tile =
-      tile.block_m == 8 && tile.warp_split_k > 1 && tile.stages == 3;
-  if (three_stage_k_split_tile && fewest >= 2) {
-    if (most <= 2 && spec.weight.bits == 8) return range.m_min;
-    if (most <= 4) return std::max<int64_t>(range.m_min, 6);
-  }
-  const bool prescaled_64_token_tile =
-      tile.block_m == 64 && tile.prescaled_scales && tile.stages == 6;
-  if (prescaled_64_token_tile && fewest >= 8 && most <= 16) {
-    return range.m_min;
-  }
-  return std::nullopt;
-}
-
 }  // namespace
 
 absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
@@ -751,10 +678,19 @@ absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
     // launch it.
     chosen.tile.k_major_scales = launch_abi >= kLaunchAbiKMajorScales &&
                                  KMajorScalesWin(chosen.tile, spec, shape);
+    // The weights' copy path (kernels/gemm_decode_tile_options.h): bulk
+    // copies any client can launch; warp-run slots only one that reads
+    // copy=warprun texts.
+    chosen.tile.bulk_weights =
+        BulkWeightsWin(chosen.tile, chosen.splits, spec, shape);
+    chosen.tile.warp_run_weights =
+        launch_abi >= kLaunchAbiWarpRunWeights &&
+        WarpRunWeightsWin(chosen.tile, chosen.splits, spec, shape);
     // Likewise only a client that reads early=N tile texts.
     const std::optional<int64_t> early_from =
         launch_abi >= kLaunchAbiEarlyTiles
-            ? EarlyFirstTileFrom(chosen, spec, shape, range)
+            ? EarlyFirstTileFrom(chosen.tile, chosen.splits, spec, shape,
+                                 range.m_min)
             : std::nullopt;
     int64_t m_min = range.m_min;
     if (early_from.has_value() && *early_from <= range.m_max) {

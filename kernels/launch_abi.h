@@ -47,10 +47,14 @@ inline constexpr uint32_t kLaunchAbiTokenTiles256 = 4;
 // v83): the same arguments and grid as the tile without it, but a client of
 // ABI 4 refuses the text when it loads the set.
 inline constexpr uint32_t kLaunchAbiEarlyTiles = 5;
+// The client reads `copy=warprun` tile texts (planner v43,
+// bench/decode-notes.md v86): the same arguments and grid as the tile
+// without it, but a client of ABI 5 refuses the text when it loads the set.
+inline constexpr uint32_t kLaunchAbiWarpRunWeights = 6;
 // What this build's launchers (QuantizedLinear, LaunchKernel) pass. Bump
 // it, with a new constant above, whenever a planned kernel expects
 // arguments (or a tile text) an older client does not handle; requests
 // above it are refused (INVALID_ARGUMENT).
-inline constexpr uint32_t kCurrentLaunchAbi = kLaunchAbiEarlyTiles;
+inline constexpr uint32_t kCurrentLaunchAbi = kLaunchAbiWarpRunWeights;
 
 }  // namespace hummingd

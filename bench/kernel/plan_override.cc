@@ -62,6 +62,14 @@ absl::Status ValidatePlanOverride(const KernelRequest& request,
         "channel scales) and no zero points; ",
         FormatSpecText(request.spec), " has other scales"));
   }
+  if (override_entry.tile.warp_run_weights &&
+      !WgmmaTakesWarpRunWeights(override_entry.tile, request.spec)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--override: copy=warprun needs weight runs that hold whole warps' "
+        "shares of the stage's 16-byte chunks (",
+        FormatGemmTileText(override_entry.tile), " with ",
+        FormatSpecText(request.spec), " has not)"));
+  }
   // k-split warps sum their slices in the block: nothing meets partials.
   if (override_entry.tile.warp_split_k > 1 && override_entry.splits != 1) {
     return absl::InvalidArgumentError(

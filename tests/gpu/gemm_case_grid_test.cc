@@ -134,6 +134,8 @@ TEST(GemmCaseGridTest, DecodeCasesCoverEveryWgmmaRange) {
   int k_major_copy = 0;
   int k_major_checkpoint = 0;
   int wider_than_a_wave_unsplit = 0;
+  int bulk_weights = 0;
+  int warp_run_weights = 0;
   for (const GemmCase& c : cases) {
     KernelRequest request;
     request.family = KernelFamily::kGemm;
@@ -150,6 +152,8 @@ TEST(GemmCaseGridTest, DecodeCasesCoverEveryWgmmaRange) {
       ASSERT_TRUE(tile.ok()) << tile.status();
       if (tile->mma != GemmMma::kWgmma) continue;
       wide += tile->block_n == 256 ? 1 : 0;
+      bulk_weights += tile->bulk_weights;
+      warp_run_weights += tile->warp_run_weights;
       wide_k_32 += tile->block_m == 32 && tile->block_k == 256;
       k_split_4bit += tile->warp_split_k > 1 && request.spec.weight.bits <= 4;
       k_split_8bit += tile->warp_split_k > 1 && request.spec.weight.bits == 8;
@@ -205,6 +209,9 @@ TEST(GemmCaseGridTest, DecodeCasesCoverEveryWgmmaRange) {
   EXPECT_GE(k_major_copy, 1);
   EXPECT_GE(k_major_checkpoint, 1);
   EXPECT_GE(wider_than_a_wave_unsplit, 8);
+  // Both weight copy paths planner v43 adds run on the GPU.
+  EXPECT_GE(bulk_weights, 1);
+  EXPECT_GE(warp_run_weights, 1);
 }
 
 }  // namespace

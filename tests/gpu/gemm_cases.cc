@@ -207,9 +207,11 @@ const std::vector<GemmCase>& CoveringCases() {
 // e4m3 4096 x 4096 and 4-bit 6144 x 4096 (fp16) plan M = 1-5 and 6-8 as
 // two entries of one k-split tile, uint8 4096 x 2048 takes it over the
 // whole 8-token range, and uint8 / e4m3 4096 x 4096 on the 64-token
-// pre-scaled tile. (Bulk (TMA) weight
-// copies are no longer planned, planner v6; hummingd_gemm_bench --override
-// still times them and checks their numerics.)
+// pre-scaled tile. Planner v43's weight copy paths: 4-bit 4096 x 14336
+// (fp16) copies the half tile's weights by cp.async.bulk at 8 tokens, and
+// 4-bit 8192 x 8192 with bf16 activations takes warp-run weight slots
+// (copy=warprun) on its k-split tile (hummingd_gemm_bench --override times
+// either on any tile and checks their numerics).
 std::vector<GemmCase> DecodeCases() {
   std::vector<GemmCase> cases;
   for (const GemmCase& c : CoveringCases()) {
@@ -254,6 +256,8 @@ std::vector<GemmCase> DecodeCases() {
        kDecode},
       {"weight=uint4,group=128,scale=fp16", 6144, 4096, kDecode},
       {"weight=uint8,group=128,scale=fp16", 4096, 2048, kDecode},
+      {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16", 8192, 8192,
+       kDecode},
   };
   cases.insert(cases.end(), std::begin(kRealLayers), std::end(kRealLayers));
   return cases;

@@ -151,10 +151,15 @@ HUMMINGD_HD constexpr int wgmma_scale_entries(long long scale_tile_k,
 // kEarlyTiles_ > 0: only the first kEarlyTiles_ prologue tiles' weights are
 // fetched before the previous kernel completes (gemm/wgmma_gemm.cuh); 0:
 // every prologue tile's.
+// kWarpRunWeights_: each warp's cp.async weight chunks of a stage are
+// consecutive 512-byte pieces of one run, so a thread keeps one pointer and
+// one shared offset for all of them (memory/wgmma_tiles.cuh,
+// wgmma_warp_run_slots); else thread t's slot i copies chunk t + i x threads.
 template <int kTokens_, int kBlockN_, int kBlockK_, int kWarpgroups_,
           int kStages_, bool kBulkWeights_ = false, bool kPrescaled_ = false,
           bool kKMajorScales_ = false, int kWarpSplitK_ = 1,
-          int kBlocksPerSm_ = kWgmmaDefaultBlocksPerSm, int kEarlyTiles_ = 0>
+          int kBlocksPerSm_ = kWgmmaDefaultBlocksPerSm, int kEarlyTiles_ = 0,
+          bool kWarpRunWeights_ = false>
 struct WgmmaTile {
   static constexpr int kTokens = kTokens_;
   static constexpr int kBlockM = kTokens_;
@@ -168,6 +173,7 @@ struct WgmmaTile {
   static constexpr int kWarpSplitK = kWarpSplitK_;
   static constexpr int kBlocksPerSm = kBlocksPerSm_;
   static constexpr int kEarlyTiles = kEarlyTiles_;
+  static constexpr bool kWarpRunWeights = kWarpRunWeights_;
 };
 
 template <class Format_, class Tile_, i64 kN_, i64 kK_>

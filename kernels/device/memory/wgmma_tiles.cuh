@@ -93,6 +93,37 @@ HUMMINGD_HD constexpr i64 wgmma_weight_slot_offset(int slot, int threads,
          static_cast<i64>(slot) * threads % chunks_per_run * 4;
 }
 
+// Warp-run slots: the same copy with warp w's slot i on chunk
+// (w * slots + i) * 32 + lane, slots = chunks / threads. When every slot is
+// whole and a run holds whole warps' shares, a warp's slots are consecutive
+// 512-byte pieces of one run, so slot i lies 32 chunks after slot 0 in the
+// tensor and in the stage: cp.async takes that as an immediate (LDGSTS
+// encodes -0x800..0x7ff on a global address), where slots of thread
+// t + i * threads sit runs apart and cost a 64-bit add or a pointer each.
+// Each warp still copies 512 contiguous bytes per instruction.
+HUMMINGD_HD constexpr bool wgmma_warp_run_slots(int threads, int chunks,
+                                                int chunks_per_run) {
+  return threads % 32 == 0 && chunks % threads == 0 && chunks / threads > 1 &&
+         chunks_per_run % (chunks / threads * 32) == 0;
+}
+
+// Whether a tile of `threads` threads, block_n rows and block_k columns of
+// `bits`-bit weights can take warp-run slots: the copier's runs (one per
+// 16-row n-unit, 2 x block_k x bits bytes) in 16-byte chunks
+// (WgmmaStageCopier), for the host's checks of copy=warprun
+// (kernels/gemm_config.cc).
+HUMMINGD_HD constexpr bool wgmma_warp_run_weights_fit(int threads, int block_n,
+                                                      int block_k, int bits) {
+  return wgmma_warp_run_slots(threads, block_n / 16 * (block_k * bits / 8),
+                              block_k * bits / 8);
+}
+
+// The chunk of a warp-run copy that `thread`'s slot `slot` copies.
+HUMMINGD_HD constexpr int wgmma_warp_run_chunk(int thread, int slot,
+                                               int slots) {
+  return ((thread / 32) * slots + slot) * 32 + thread % 32;
+}
+
 // Byte offset, inside row's window for a chunk starting at entry column
 // first_col, of the row's element at first_col; the element at column
 // first_col + d follows d * kElementBytes later. The k-loop keeps one such
@@ -192,7 +223,24 @@ struct WgmmaStageCopier {
   // immediate, bench/decode-notes.md v53, v72).
   static constexpr bool kWSlotsAtOffsets =
       wgmma_weight_slots_at_offsets(kThreads, kWChunks, kWChunksPerRun);
-  static constexpr int kWPointers = kWSlotsAtOffsets ? 1 : kWSlots;
+  // Warp-run slots (copy=warprun): slot i 512 bytes after slot 0 in the
+  // tensor and the stage, so one pointer and one shared offset, and no
+  // address arithmetic per slot. A tile option, since it wins or loses by
+  // tile and layer (bench/decode-notes.md v76, v77, v86: bf16 8192² on the
+  // k-split tile 0.98-0.99x, bf16 6144x4096 on the same tile 1.005-1.015x,
+  // the 8x64x256 half tile 1.00-1.01x).
+  static constexpr bool kWarpRunW = Tile::kWarpRunWeights;
+  static_assert(!kWarpRunW ||
+                    (!Tile::kBulkWeights &&
+                     wgmma_warp_run_slots(kThreads, kWChunks, kWChunksPerRun)),
+                "copy=warprun: cp.async weights whose runs hold whole warps' "
+                "shares (wgmma_warp_run_weights_fit)");
+  static_assert(wgmma_warp_run_weights_fit(kThreads, Tile::kBlockN,
+                                           Tile::kBlockK, Config::kBits) ==
+                    wgmma_warp_run_slots(kThreads, kWChunks, kWChunksPerRun),
+                "the host's check counts this copier's chunks");
+  static constexpr int kWPointers = kWSlotsAtOffsets || kWarpRunW ? 1 : kWSlots;
+  static constexpr int kWSharedOffsets = kWarpRunW ? 1 : kWSlots;
   static constexpr i64 kWRunWords =
       Config::kUnitsKPerRow * static_cast<i64>(Config::kUnitWords);
 
@@ -207,7 +255,7 @@ struct WgmmaStageCopier {
   u64 l2_policy;
   // cp.async: this thread's 16-byte chunks at tile 0.
   const u32* g_w[kWPointers > 0 ? kWPointers : 1];
-  u32 s_w[kWSlots > 0 ? kWSlots : 1];
+  u32 s_w[kWSharedOffsets > 0 ? kWSharedOffsets : 1];
   // Window copies of a chunk (not k-major): this thread's items, each one
   // 16-byte word of one row's window, by their row part
   // (wgmma_window_row_bytes).
@@ -266,8 +314,9 @@ struct WgmmaStageCopier {
       if (thread < kRuns) l2_policy = l2_evict_first_policy();
     }
     HUMMINGD_UNROLL
-    for (int i = 0; i < kWSlots; ++i) {
-      const int id = min_int(thread + i * kThreads, kWChunks - 1);
+    for (int i = 0; i < kWSharedOffsets; ++i) {
+      const int id = kWarpRunW ? wgmma_warp_run_chunk(thread, 0, kWSlots)
+                               : min_int(thread + i * kThreads, kWChunks - 1);
       const int run = id / kWChunksPerRun;
       const int chunk = id % kWChunksPerRun;
       if (i < kWPointers) g_w[i] = run_start(run) + chunk * 4;
@@ -339,6 +388,13 @@ struct WgmmaStageCopier {
         bulk_copy_global_to_shared(
             s_stage + Config::kOffsetW + thread * kRunBytes,
             g_run + tile * kWTileWords, kRunBytes, s_barrier, l2_policy);
+      }
+    } else if constexpr (kWarpRunW) {
+      const u32* g_tile = g_w[0] + tile * kWTileWords;
+      HUMMINGD_UNROLL
+      for (int i = 0; i < kWSlots; ++i) {
+        copy_16_async_bytes(s_stage + s_w[0] + i * 32 * 16, g_tile + i * 32 * 4,
+                            16u);
       }
     } else {
       HUMMINGD_UNROLL

@@ -2,7 +2,7 @@
 // text's prologue option round-trips and validates against the ring's
 // lead, its stub names the count while every other stub stays as it was,
 // only clients of kLaunchAbiEarlyTiles are planned it, and the planner's
-// rules (kernels/gemm_decode_plan.cc: 4-bit weights on two tiles over
+// rules (kernels/gemm_decode_tile_options.cc: 4-bit weights on two tiles over
 // blocks of 7-8 k-tiles; the three-stage 8-token k-split tiles over blocks
 // of 2-4 k-tiles from M = 6, or of 2 with 8-bit weights at every M;
 // the 64-token pre-scaled tile over splits of 8-16 k-tiles; the last
@@ -103,8 +103,12 @@ TEST(GemmDecodeEarlyTest, StubNamesTheCountOnlyWhereSet) {
       << early->source;
 }
 
+// The planners' texts for a client of the ABI that introduced early=N:
+// without the options of later ABIs (copy=warprun,
+// gemm_decode_copy_test.cc), so that these tests see the prologue option
+// alone.
 Plan PlanOf(const char* spec, int64_t n, int64_t k,
-            uint32_t launch_abi = kCurrentLaunchAbi) {
+            uint32_t launch_abi = kLaunchAbiEarlyTiles) {
   absl::StatusOr<Plan> plan =
       PlanKernels(GemmRequest(spec, n, k, "sm_90a", 132, launch_abi));
   EXPECT_TRUE(plan.ok()) << plan.status();
@@ -114,13 +118,13 @@ Plan PlanOf(const char* spec, int64_t n, int64_t k,
 // The tile text serving the top of decode range `range` (0-3: M = 8, 16,
 // 32, 64).
 std::string PlannedText(const char* spec, int64_t n, int64_t k, int range,
-                        uint32_t launch_abi = kCurrentLaunchAbi) {
+                        uint32_t launch_abi = kLaunchAbiEarlyTiles) {
   return DecodeRangeEntry(PlanOf(spec, n, k, launch_abi), range).config.text;
 }
 
 // The tile text serving M tokens.
 std::string TextAtM(const char* spec, int64_t n, int64_t k, int64_t m,
-                    uint32_t launch_abi = kCurrentLaunchAbi) {
+                    uint32_t launch_abi = kLaunchAbiEarlyTiles) {
   const Plan plan = PlanOf(spec, n, k, launch_abi);
   const PlanEntry* entry = plan.EntryFor(m);
   EXPECT_NE(entry, nullptr) << m;

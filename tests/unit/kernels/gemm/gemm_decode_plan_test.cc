@@ -15,6 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
 #include "kernels/gemm_config.h"
 #include "kernels/launch_abi.h"
@@ -177,12 +178,13 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
        {1, 4, 4, 4}},
       // 256-column k-tiles in 8 splits of 7 k-tiles up to 32 tokens: at 8
-      // tokens in 64-row blocks four per SM (512 blocks; planner v34), at 16
-      // and 32 in 128-row blocks two per SM (256 blocks).
+      // tokens in 64-row blocks four per SM (512 blocks; planner v34) with
+      // bulk weight copies (v43), at 16 and 32 in 128-row blocks two per SM
+      // (256 blocks).
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
        4096,
        14336,
-       {"tile=8x64x256,warps=1x4,stages=4,mma=wgmma,blocks=4",
+       {"tile=8x64x256,warps=1x4,stages=4,mma=wgmma,copy=bulk,blocks=4",
         "tile=16x128x256,warps=1x8,stages=4,mma=wgmma,early=1",
         "tile=32x128x256,warps=1x8,stages=3,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
@@ -286,11 +288,13 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
         "tile=64x128x64,warps=1x8,stages=6,mma=wgmma,scales=pre"},
        {1, 4, 4, 4}},
       // bf16 on splits of <= 8 k-tiles: 256-column k-tiles at 16 and 32
-      // tokens as for fp16 (and k-split warps at 8).
+      // tokens as for fp16 (and k-split warps at 8, with warp-run weight
+      // slots since v43).
       {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16",
        8192,
        8192,
-       {"tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4,early=1",
+       {"tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,copy=warprun,ksplit=4,"
+        "early=1",
         "tile=16x128x256,warps=1x8,stages=4,mma=wgmma,early=1",
         "tile=32x128x256,warps=1x8,stages=3,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
@@ -366,9 +370,11 @@ TEST(GemmDecodePlanTest, GroupsOf32And64TakeTheGroup128Rules) {
           const PlanEntry& f = fine_tops[i];
           const PlanEntry& c = coarse_tops[i];
           if (half_tile && i == 0) {
-            EXPECT_EQ(
-                c.config.text,
-                "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4,early=1");
+            EXPECT_EQ(c.config.text,
+                      fp16 ? "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,"
+                             "ksplit=4,early=1"
+                           : "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,"
+                             "copy=warprun,ksplit=4,early=1");
             EXPECT_EQ(f.config.text,
                       "tile=8x64x256,warps=1x4,stages=4,mma=wgmma,blocks=4");
             EXPECT_EQ(f.launch.grid_z, 4);
@@ -381,6 +387,12 @@ TEST(GemmDecodePlanTest, GroupsOf32And64TakeTheGroup128Rules) {
           } else if (keeps_k_major && i == 2) {
             EXPECT_EQ(f.config.text,
                       "tile=32x128x128,warps=1x8,stages=4,mma=wgmma");
+          } else if (c.config.text.find(",copy=bulk") != std::string::npos) {
+            // Bulk weight copies were measured with groups of 128 only
+            // (BulkWeightsWin): the same tile and split with cp.async.
+            EXPECT_EQ(absl::StrReplaceAll(c.config.text, {{",copy=bulk", ""}}),
+                      f.config.text);
+            EXPECT_EQ(f.launch.grid_z, c.launch.grid_z);
           } else {
             EXPECT_EQ(f.config.text, c.config.text);
             EXPECT_EQ(f.launch.grid_z, c.launch.grid_z);

@@ -70,7 +70,8 @@ TEST(GemmDecodePlanTest, FourBlocksPerSmTilesFitFourAndTheStubSaysSo) {
   }
   // Splits of under 8 256-column k-tiles (4096 x 14336: 7) take the
   // 64-row half of the 128-row tile, four per SM, in the same splits
-  // (planner v34), fp16 and bf16 alike; its stub bounds 128 threads at four.
+  // (planner v34), fp16 and bf16 alike (fp16 with bulk weight copies since
+  // planner v43); its stub bounds 128 threads at four.
   for (const char* spec :
        {kW4, "weight=uint4,group=128,scale=bf16,act=bf16,out=bf16"}) {
     SCOPED_TRACE(spec);
@@ -79,7 +80,10 @@ TEST(GemmDecodePlanTest, FourBlocksPerSmTilesFitFourAndTheStubSaysSo) {
     ASSERT_TRUE(plan.ok()) << plan.status();
     const PlanEntry& entry = DecodeRangeEntry(*plan, 0);
     EXPECT_EQ(entry.config.text,
-              "tile=8x64x256,warps=1x4,stages=4,mma=wgmma,blocks=4");
+              spec == kW4
+                  ? "tile=8x64x256,warps=1x4,stages=4,mma=wgmma,copy=bulk,"
+                    "blocks=4"
+                  : "tile=8x64x256,warps=1x4,stages=4,mma=wgmma,blocks=4");
     absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(entry.config.text);
     ASSERT_TRUE(tile.ok()) << tile.status();
     EXPECT_EQ(WgmmaBlocksPerSm(*tile), 4);
@@ -386,10 +390,14 @@ TEST(GemmDecodePlanTest, LongSplitsOf16KbTilesFillOneWave) {
     ASSERT_TRUE(plan.ok()) << plan.status();
     const PlanEntry& entry = DecodeRangeEntry(*plan, 0);
     const int blocks_per_sm = c.half_tile ? 4 : 2;
+    // The half tile takes bulk weight copies with fp16 activations (planner
+    // v43, BulkWeightsWin).
+    const bool fp16 = std::string(c.spec).find("act=fp16") != std::string::npos;
     EXPECT_EQ(entry.config.text,
-              c.half_tile
-                  ? "tile=8x64x256,warps=1x4,stages=4,mma=wgmma,blocks=4"
-                  : "tile=8x128x256,warps=1x8,stages=4,mma=wgmma");
+              !c.half_tile ? "tile=8x128x256,warps=1x8,stages=4,mma=wgmma"
+              : fp16 ? "tile=8x64x256,warps=1x4,stages=4,mma=wgmma,copy=bulk,"
+                       "blocks=4"
+                     : "tile=8x64x256,warps=1x4,stages=4,mma=wgmma,blocks=4");
     EXPECT_EQ(entry.launch.grid_z, c.splits);
     EXPECT_EQ(c.half_tile, c.k / 256 < 8 * c.splits);
     const int64_t blocks = entry.launch.grid_y * entry.launch.grid_z;

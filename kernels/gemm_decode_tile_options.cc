@@ -1,0 +1,153 @@
+#include "kernels/gemm_decode_tile_options.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+
+#include "gemm/wgmma_config.cuh"
+#include "kernels/gemm_decode_rules.h"
+
+namespace hummingd {
+namespace {
+
+// The k-tiles of a block of `tile` in `splits` split-K slices: split-K's
+// ranges differ by one k-tile, so a rule on a block's k-tiles holds for the
+// fewest and the most.
+struct SplitTiles {
+  int64_t fewest;
+  int64_t most;
+};
+
+SplitTiles TilesPerSplit(const GemmTileConfig& tile, int64_t splits,
+                         const LayerShape& shape) {
+  const int64_t k_tiles = shape.k / tile.block_k;
+  return {k_tiles / splits, (k_tiles + splits - 1) / splits};
+}
+
+// The 8-token k-split tile of 32 rows (planner v19 on): four warps per
+// 16-row n-unit, 1024-column k-tiles.
+bool IsKSplit32RowTile(const GemmTileConfig& tile) {
+  return tile.block_m == 8 && tile.block_n == 32 && tile.block_k == 1024 &&
+         tile.warp_split_k == 4;
+}
+
+// The 64-row, one-warpgroup half tile at 8 tokens, four per SM
+// (OneWarpgroupHalfTile in gemm_decode_plan.cc, planner v34).
+bool IsHalfTileFourPerSm(const GemmTileConfig& tile) {
+  return tile.block_m == 8 && tile.block_n == 64 && tile.block_k == 256 &&
+         tile.warps_n == 4 && tile.stages == 4 && tile.blocks_per_sm == 4 &&
+         tile.warp_split_k == 1;
+}
+
+}  // namespace
+
+// early=1 (planners v38-v42, bench/decode-notes.md v83, v84): the prologue
+// fetches only its first tile's weights before the previous kernel
+// completes, so that the first tile's activations, issued at the release,
+// queue behind one tile's weights instead of all the ring's lead.
+// Measured with uint4 / uint8 / e4m3 in groups of 128
+// (v38's rule also in the group table of 5d8f4e5: groups of 64 and
+// channel-wise scales on 8192 x 8192, 0.95-1.00x); the other formats and
+// scale layouts that take the same tiles extrapolate.
+//  - v38 / v39: 4-bit weights on 8x32x1024 ksplit=4 and 16x128x256 over
+//    blocks of 7-8 k-tiles, the whole range: 8192 x 8192 at M = 1-8 (fp16
+//    0.96-0.99x, bf16 0.96-0.98x) and M = 16 (fp16 0.99x, bf16 0.97-0.98x)
+//    in three runs (bench/results/ab-v82-session31.md, tile-sweep-cd.md);
+//    4096 x 14336 16x128x256 in 8 splits of 7 (bf16 0.98x, fp16 1.00x).
+//    The same tiles lost over 28-32 k-tiles (the 28672-wide layers at 16
+//    tokens, 1.01x).
+//  - v40: the 8-token k-split tiles on a three-stage ring with fp16
+//    activations gain more the more tokens their tiles carry (sweep cg,
+//    twice, bench/results/tile-sweep-cg.md): over blocks of 4 k-tiles from
+//    M = 6 (4096 x 4096 uint8 / e4m3 8x16x1024 ksplit=8 at M = 6-8
+//    0.96-0.97x, 3072 x 4096 0.97-1.00x from M = 7 and 0.99-1.00x at 6,
+//    6144 x 4096 uint4 8x32x1024 ksplit=4 0.97-0.98x; at M = 1 the same
+//    tiles lost 1-5%), and with
+//    8-bit weights over blocks of 2 (4096 x 2048) at every M (0.92-0.99x);
+//    4-bit weights over blocks of 2 from M = 6 (6144 x 2048 at M = 6 / 8
+//    0.95-0.96x, sweep cj). Blocks of 3 are unmeasured and take the rule of
+//    4; blocks of 1 keep the tile without it. Not with bf16 activations
+//    (6144 x 4096 1.00-1.04x at every M), nor on the four-stage 4-bit
+//    8x16x1024 (4096 x 4096 0.99-1.03x), 5 k-tiles (4096 x 5120 8-bit
+//    0.99-1.04x, sweep cj) or 14 (4096 x 14336 8-bit 0.98-1.00x).
+//  - v40: the 64-token pre-scaled tile (64x128x64 scales=pre, six stages)
+//    over splits of 8-16 k-tiles, the whole range: 4096 x 4096 e4m3
+//    0.96-0.99x and uint8 0.97-0.99x (8 k-tiles), 6144 x 4096 e4m3
+//    0.95-0.96x (12-13; uint8 1.00x there), 4096 x 8192 0.95-0.98x (16) at
+//    M = 33 / 48 / 64 (sweeps ce, cg, cj). Shorter and longer splits lost
+//    or tied: 6 (4096 x 3072: e4m3 1.03-1.06x, uint8 1.00-1.01x), 26
+//    (6144 x 8192: e4m3 1.03-1.04x, uint8 1.01x), 28 (4096 x 14336: uint8
+//    0.98x but e4m3 1.00-1.02x). bf16 activations, unmeasured, keep the
+//    tile without it.
+std::optional<int64_t> EarlyFirstTileFrom(const GemmTileConfig& tile,
+                                          int64_t splits, const QuantSpec& spec,
+                                          const LayerShape& shape,
+                                          int64_t m_min) {
+  const SplitTiles blocks = TilesPerSplit(tile, splits, shape);
+  const int64_t fewest = blocks.fewest;
+  const int64_t most = blocks.most;
+  const int lead = device::wgmma_ring_lead(tile.stages, tile.warp_split_k);
+  if (lead < 2) return std::nullopt;
+  const bool k_split_tile = IsKSplit32RowTile(tile);
+  const bool wide_16_token_tile = tile.block_m == 16 && tile.block_n == 128 &&
+                                  tile.block_k == 256 && tile.warp_split_k == 1;
+  if (spec.weight.bits == 4 && (k_split_tile || wide_16_token_tile) &&
+      fewest >= 7 && most <= 8) {
+    return m_min;
+  }
+  // Only fp16 activations were measured with the v40 rules.
+  if (spec.activation_type != DataType::kFp16) return std::nullopt;
+  const bool three_stage_k_split_tile =
+      tile.block_m == 8 && tile.warp_split_k > 1 && tile.stages == 3;
+  if (three_stage_k_split_tile && fewest >= 2) {
+    if (most <= 2 && spec.weight.bits == 8) return m_min;
+    if (most <= 4) return std::max<int64_t>(m_min, 6);
+  }
+  const bool prescaled_64_token_tile =
+      tile.block_m == 64 && tile.prescaled_scales && tile.stages == 6;
+  if (prescaled_64_token_tile && fewest >= 8 && most <= 16) {
+    return m_min;
+  }
+  return std::nullopt;
+}
+
+// copy=bulk (planner v43, bench/decode-notes.md v86): the weights of a stage
+// by one cp.async.bulk per 16-row run (issued by four threads of the 64-row
+// half tile) on the stage's mbarrier, instead of four 16-byte cp.async per
+// thread. Measured on the half tile, 4-bit weights in groups of 128, 8
+// splits (sweeps ck and cl, bench/results/tile-sweep-ck-cl.md): with fp16
+// activations over blocks of 6-7 k-tiles 0.96-0.98x at M = 1-8 (4096 x
+// 14336, 7: 9.42-9.53 µs against 9.62-9.89 in three runs; 4096 x 12288, 6:
+// 0.97-0.98x), but 1.02-1.05x over blocks of 4-6 (4096 x 9728, 4096 x
+// 11008) and 1.05-1.13x with bf16 activations on every layer. The k-split
+// tiles, the 16- to 64-token tiles and the pre-scaled 64-token tile lost
+// with it too (sweep ck: 1.01-1.17x); finer scale groups (larger scale
+// chunks beside the weights) are unmeasured and keep cp.async.
+bool BulkWeightsWin(const GemmTileConfig& tile, int64_t splits,
+                    const QuantSpec& spec, const LayerShape& shape) {
+  return IsHalfTileFourPerSm(tile) && spec.weight.bits == 4 &&
+         spec.activation_type == DataType::kFp16 && !HasFineScales(spec) &&
+         TilesPerSplit(tile, splits, shape).fewest >= 6;
+}
+
+// copy=warprun (planner v43, bench/decode-notes.md v76, v77, v86): each
+// warp's weight chunks of a stage are consecutive 512-byte pieces of one
+// run, so a thread's copies share one pointer and one shared offset (fewer
+// address instructions per k-tile). Measured on the 8-token k-split tile of
+// 32 rows: with bf16 activations over blocks of 8 k-tiles (8192 x 8192,
+// where v38's rule gives early=1) 0.979-0.993x at M = 1 / 4 / 8 in two A/Bs
+// of session 33 (bench/results/ab-v76k-session33.md) and 0.988-0.994x in
+// v77, but 1.005-1.015x over blocks of 4 (6144 x 4096); with fp16
+// activations it tied (8192 x 8192 0.993-1.003x) or moved both ways (6144 x
+// 4096 0.985-1.009x), and the 64-row half tile lost with it (v77:
+// 1.00-1.01x). So bf16 on the k-split tile over the blocks v38's rule names
+// (7-8 k-tiles; 7 unmeasured).
+bool WarpRunWeightsWin(const GemmTileConfig& tile, int64_t splits,
+                       const QuantSpec& spec, const LayerShape& shape) {
+  const SplitTiles blocks = TilesPerSplit(tile, splits, shape);
+  return IsKSplit32RowTile(tile) && spec.weight.bits == 4 &&
+         spec.activation_type == DataType::kBf16 && blocks.fewest >= 7 &&
+         blocks.most <= 8 && WgmmaTakesWarpRunWeights(tile, spec);
+}
+
+}  // namespace hummingd

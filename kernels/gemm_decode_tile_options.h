@@ -1,0 +1,40 @@
+#pragma once
+
+// The options the Hopper decode planner sets on a range's chosen tile
+// (gemm_decode_plan.cc) once its shape, stages and split are fixed: the
+// prologue's early tiles (`early=N`) and the weights' copy path
+// (`copy=bulk`, `copy=warprun`). Each wins on some tiles and layers and
+// loses on others by a few percent, so each rule names what the sweeps
+// measured (bench/decode-notes.md) and every other case keeps the tile as
+// it was.
+
+#include <cstdint>
+#include <optional>
+
+#include "kernels/gemm_config.h"
+#include "kernels/layer_shape.h"
+#include "kernels/quant_spec.h"
+
+namespace hummingd {
+
+// The first M of the range [m_min, ...] from which `tile` in `splits`
+// split-K slices takes early=1 (a range that takes it from above its m_min
+// is planned as two entries), or nothing. Only for clients of
+// kLaunchAbiEarlyTiles.
+std::optional<int64_t> EarlyFirstTileFrom(const GemmTileConfig& tile,
+                                          int64_t splits, const QuantSpec& spec,
+                                          const LayerShape& shape,
+                                          int64_t m_min);
+
+// Whether `tile` in `splits` slices copies its weights by cp.async.bulk on
+// per-stage mbarriers (copy=bulk) instead of per-thread cp.async. Any
+// client can launch it.
+bool BulkWeightsWin(const GemmTileConfig& tile, int64_t splits,
+                    const QuantSpec& spec, const LayerShape& shape);
+
+// Whether `tile` in `splits` slices takes warp-run weight slots
+// (copy=warprun). Only for clients of kLaunchAbiWarpRunWeights.
+bool WarpRunWeightsWin(const GemmTileConfig& tile, int64_t splits,
+                       const QuantSpec& spec, const LayerShape& shape);
+
+}  // namespace hummingd
