@@ -115,13 +115,13 @@ std::optional<int64_t> EarlyFirstTileFrom(const GemmTileConfig& tile,
 // by one cp.async.bulk per 16-row run (issued by four threads of the 64-row
 // half tile) on the stage's mbarrier, instead of four 16-byte cp.async per
 // thread. Measured on the half tile, 4-bit weights in groups of 128, 8
-// splits (sweeps ck and cl, bench/results/tile-sweep-ck-cl.md): with fp16
-// activations over blocks of 6-7 k-tiles 0.96-0.98x at M = 1-8 (4096 x
+// splits (sweeps ck, cl and cm, bench/results/tile-sweep-ck-cn.md): with fp16
+// activations over blocks of 6-7 k-tiles 0.96-0.99x at M = 1-8 (4096 x
 // 14336, 7: 9.42-9.53 µs against 9.62-9.89 in three runs; 4096 x 12288, 6:
-// 0.97-0.98x), but 1.02-1.05x over blocks of 4-6 (4096 x 9728, 4096 x
+// 0.97-0.99x in three), but 1.02-1.05x over blocks of 4-6 (4096 x 9728, 4096 x
 // 11008) and 1.05-1.13x with bf16 activations on every layer. The k-split
 // tiles, the 16- to 64-token tiles and the pre-scaled 64-token tile lost
-// with it too (sweep ck: 1.01-1.17x); finer scale groups (larger scale
+// with it too (sweep ck: 1.00-1.17x); finer scale groups (larger scale
 // chunks beside the weights) are unmeasured and keep cp.async.
 bool BulkWeightsWin(const GemmTileConfig& tile, int64_t splits,
                     const QuantSpec& spec, const LayerShape& shape) {

@@ -213,6 +213,8 @@ absl::StatusOr<std::vector<PlanOverride>> WgmmaCopyOverrides(
     // k-split warps copy their weights by cp.async only: kept as planned.
     if (tile.mma != GemmMma::kWgmma || tile.warp_split_k > 1) continue;
     tile.bulk_weights = bulk;
+    // Warp-run slots are a cp.async layout: bulk copies replace them.
+    tile.warp_run_weights = tile.warp_run_weights && !bulk;
     overrides.push_back(
         PlanOverride{kernel.m_max(), tile, kernel.launch().grid_z()});
   }
