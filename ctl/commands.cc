@@ -64,21 +64,35 @@ std::string RangeText(int64_t low, int64_t high) {
   return absl::StrCat(low, "..", high);
 }
 
+// A uint32 request field's option (--launch-abi, --max-m), `fallback` when
+// absent.
+absl::StatusOr<uint32_t> Uint32Option(const ParsedOptions& parsed,
+                                      const std::string& name,
+                                      uint32_t fallback) {
+  const absl::StatusOr<int64_t> parsed_value =
+      parsed.GetInt(name, int64_t{fallback});
+  if (!parsed_value.ok()) return parsed_value.status();
+  const int64_t value = *parsed_value;
+  if (value < 0 || value > std::numeric_limits<uint32_t>::max()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--", name, ": must be a non-negative 32-bit integer (got ", value,
+        ")"));
+  }
+  return static_cast<uint32_t>(value);
+}
+
 // --launch-abi: the clients' launch ABI to plan for. Defaults to the current
 // one, what clients of this build send, so `get` shows and `prefetch` warms
 // the plans they will ask for; a lower value serves older clients. The
 // daemon refuses values above its own.
 absl::StatusOr<uint32_t> LaunchAbiOption(const ParsedOptions& parsed) {
-  const absl::StatusOr<int64_t> parsed_value =
-      parsed.GetInt("launch-abi", int64_t{kCurrentLaunchAbi});
-  if (!parsed_value.ok()) return parsed_value.status();
-  const int64_t value = *parsed_value;
-  if (value < 0 || value > std::numeric_limits<uint32_t>::max()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--launch-abi: must be a non-negative 32-bit integer (got ", value,
-        ")"));
-  }
-  return static_cast<uint32_t>(value);
+  return Uint32Option(parsed, "launch-abi", kCurrentLaunchAbi);
+}
+
+// --max-m: KernelRequest.max_m, the largest M the clients will launch: only
+// the M ranges serving some M <= max_m are compiled. 0 = every range.
+absl::StatusOr<uint32_t> MaxMOption(const ParsedOptions& parsed) {
+  return Uint32Option(parsed, "max-m", 0);
 }
 
 }  // namespace
@@ -88,7 +102,7 @@ int RunGetCommand(const CtlContext& context,
   auto parsed =
       ParseOptions(args,
                    {"kind", "spec", "n", "k", "arch", "out", "gemm-kind",
-                    "experts", "top-k", "name", "launch-abi"},
+                    "experts", "top-k", "name", "launch-abi", "max-m"},
                    {"metadata-only"});
   if (!parsed.ok()) return UsageError(context, parsed.status().message());
   for (const char* required : {"spec", "n", "k", "arch"}) {
@@ -141,6 +155,11 @@ int RunGetCommand(const CtlContext& context,
                       absl::StrCat("get: ", launch_abi.status().message()));
   }
   request->set_launch_abi(*launch_abi);
+  absl::StatusOr<uint32_t> max_m = MaxMOption(*parsed);
+  if (!max_m.ok()) {
+    return UsageError(context, absl::StrCat("get: ", max_m.status().message()));
+  }
+  request->set_max_m(*max_m);
   rpc_request.set_metadata_only(parsed->switches.count("metadata-only") > 0 &&
                                 !parsed->Has("out"));
 
@@ -155,6 +174,10 @@ int RunGetCommand(const CtlContext& context,
   *context.out << "spec: " << set.canonical_spec() << "\n";
   *context.out << "plan: " << set.plan_key().substr(0, 16)
                << (set.plan_cached() ? " (cached)" : " (planned)") << "\n";
+  if (set.max_m() > 0) {
+    *context.out << "max_m: " << set.max_m()
+                 << " (the ranges serving M <= " << set.max_m() << ")\n";
+  }
   *context.out << absl::StrFormat("%-18s %-22s %9s %-13s %11s  %s\n", "M-range",
                                   "entry", "bytes", "outcome", "compile_ms",
                                   "artifact");
@@ -206,7 +229,7 @@ int RunGetCommand(const CtlContext& context,
 
 int RunPrefetchCommand(const CtlContext& context,
                        const std::vector<std::string>& args) {
-  auto parsed = ParseOptions(args, {"arch", "launch-abi"}, {"quiet"});
+  auto parsed = ParseOptions(args, {"arch", "launch-abi", "max-m"}, {"quiet"});
   if (!parsed.ok()) return UsageError(context, parsed.status().message());
   if (parsed->positional.size() != 1) {
     return UsageError(context, "prefetch: exactly one MANIFEST file expected");
@@ -219,6 +242,14 @@ int RunPrefetchCommand(const CtlContext& context,
         context, absl::StrCat("prefetch: ", launch_abi.status().message()));
   }
   options.launch_abi = *launch_abi;
+  if (parsed->Has("max-m")) {
+    absl::StatusOr<uint32_t> max_m = MaxMOption(*parsed);
+    if (!max_m.ok()) {
+      return UsageError(context,
+                        absl::StrCat("prefetch: ", max_m.status().message()));
+    }
+    options.max_m_override = *max_m;
+  }
   auto requests = LoadManifestFile(parsed->positional[0], options);
   if (!requests.ok()) {
     *context.err << "hummingctl: " << requests.status().message() << "\n";

@@ -1,6 +1,7 @@
 #include "ctl/manifest.h"
 
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
@@ -15,6 +16,7 @@ struct LayerDefaults {
   std::string family = "dequant";
   std::string spec;
   std::string kind = "dense";
+  uint32_t max_m = 0;
 };
 
 absl::Status Invalid(const std::string& where, absl::string_view rule) {
@@ -36,6 +38,18 @@ absl::StatusOr<int64_t> ScalarInt(const YAML::Node& node,
     return Invalid(where, absl::StrCat("must be an integer (got '",
                                        node.as<std::string>(), "')"));
   }
+}
+
+// KernelRequest.max_m: 0 (every range) or the largest M to serve.
+absl::StatusOr<uint32_t> ScalarMaxM(const YAML::Node& node,
+                                    const std::string& where) {
+  ASSIGN_OR_RETURN(int64_t value, ScalarInt(node, where));
+  if (value < 0 || value > std::numeric_limits<uint32_t>::max()) {
+    return Invalid(where, absl::StrCat("must be 0 (every M range) or a "
+                                       "positive 32-bit token count (got ",
+                                       value, ")"));
+  }
+  return static_cast<uint32_t>(value);
 }
 
 absl::StatusOr<v1::KernelFamily> FamilyFromText(const std::string& text,
@@ -61,8 +75,9 @@ absl::StatusOr<v1::KernelRequest> ParseLayer(const YAML::Node& layer,
                                              const LayerDefaults& defaults,
                                              const ManifestOptions& options) {
   if (!layer.IsMap()) return Invalid(where, "must be a mapping");
-  static const char* const kKeys[] = {
-      "name", "n", "k", "kind", "experts", "top_k", "spec", "family", "arch"};
+  static const char* const kKeys[] = {"name",    "n",     "k",    "kind",
+                                      "experts", "top_k", "spec", "family",
+                                      "arch",    "max_m"};
   for (const auto& item : layer) {
     const std::string key = item.first.as<std::string>();
     bool known = false;
@@ -127,6 +142,13 @@ absl::StatusOr<v1::KernelRequest> ParseLayer(const YAML::Node& layer,
   }
   request.mutable_gpu()->set_arch(arch);
   request.set_launch_abi(options.launch_abi);
+
+  uint32_t max_m = defaults.max_m;
+  if (layer["max_m"]) {
+    ASSIGN_OR_RETURN(max_m, ScalarMaxM(layer["max_m"], where + ".max_m"));
+  }
+  if (options.max_m_override.has_value()) max_m = *options.max_m_override;
+  request.set_max_m(max_m);
   return request;
 }
 
@@ -144,8 +166,8 @@ absl::StatusOr<std::vector<v1::KernelRequest>> ParseManifest(
   LayerDefaults defaults;
   YAML::Node layers = root;
   if (root.IsMap()) {
-    static const char* const kKeys[] = {"model", "arch", "family",
-                                        "spec",  "kind", "layers"};
+    static const char* const kKeys[] = {"model", "arch",   "family", "spec",
+                                        "kind",  "layers", "max_m"};
     for (const auto& item : root) {
       const std::string key = item.first.as<std::string>();
       bool known = false;
@@ -162,6 +184,9 @@ absl::StatusOr<std::vector<v1::KernelRequest>> ParseManifest(
       if (root[key]) {
         ASSIGN_OR_RETURN(*field, ScalarString(root[key], key));
       }
+    }
+    if (root["max_m"]) {
+      ASSIGN_OR_RETURN(defaults.max_m, ScalarMaxM(root["max_m"], "max_m"));
     }
     layers = root["layers"];
     if (!layers) return Invalid("layers", "is required");

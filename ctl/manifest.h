@@ -7,14 +7,17 @@
 //   arch: sm_90a                     # default GPU for every layer
 //   family: dequant                  # default family: dequant | gemm
 //   spec: weight=uint4,group=128,... # default spec (text form)
+//   max_m: 64                        # default KernelRequest.max_m (0: all)
 //   layers:
 //     - {name: qkv_proj, n: 6144, k: 4096}
 //     - {name: experts.w13, n: 1536, k: 2048, kind: moe_indexed,
-//        experts: 128, top_k: 8, spec: "...", family: gemm, arch: sm_80}
+//        experts: 128, top_k: 8, spec: "...", family: gemm, arch: sm_80,
+//        max_m: 8}
 //
 // A bare list of layers is accepted as well.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +34,9 @@ struct ManifestOptions {
   // plans clients of this build ask for; a fleet still running older
   // clients prefetches again with their value (hummingctl --launch-abi).
   uint32_t launch_abi = kCurrentLaunchAbi;
+  // Set: replaces every layer's max_m (hummingctl prefetch --max-m), 0
+  // included (every range).
+  std::optional<uint32_t> max_m_override;
 };
 
 // Returns one KernelRequest per layer (names kept). Structural errors are

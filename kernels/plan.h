@@ -25,6 +25,11 @@ struct KernelRequest {
   // Defaults to the oldest, so a request that forgets it is only ever given
   // kernels every client can launch.
   uint32_t launch_abi = kLaunchAbiOriginal;
+  // The largest M the client will launch with (KernelRequest.max_m): 0 =
+  // every range of the plan. It never changes the plan, only which of its
+  // entries a set holds (the server cuts the set), so neither the planner
+  // nor any key reads it: requests of every max_m share plans and cubins.
+  uint32_t max_m = 0;
 };
 
 // One compile unit: which skeleton and its compile-time parameters. `text` is

@@ -13,6 +13,7 @@
 #include "kernels/nvrtc_compiler.h"
 #include "kernels/planner.h"
 #include "server/proto_convert.h"
+#include "server/served_ranges.h"
 
 namespace hummingd {
 namespace {
@@ -186,6 +187,11 @@ absl::StatusOr<PendingKernelSet> KernelResolver::Begin(
     }
   }
 
+  // Cut after the plan is stored: the record always holds every range, so
+  // requests of any max_m share it.
+  pending.plan.entries =
+      EntriesServingUpTo(pending.plan.entries, ServedMaxM(request));
+
   absl::flat_hash_map<std::string, int> seen;
   std::vector<const PlanRecordEntry*> all_entries;
   for (const auto* entries : {&pending.plan.entries, &pending.plan.prepare}) {
@@ -244,6 +250,7 @@ absl::StatusOr<v1::KernelSet> KernelResolver::Finish(
   // What planning took into account (0 for families that ignore it), as in
   // the plan key.
   set.set_launch_abi(PlanKeyLaunchAbi(pending.request));
+  set.set_max_m(ServedMaxM(pending.request));
   *set.mutable_shape() = KernelRequestToProto(pending.request).shape();
   set.set_family(pending.request.family == KernelFamily::kDequant
                      ? v1::KERNEL_FAMILY_DEQUANT

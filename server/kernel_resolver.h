@@ -27,6 +27,8 @@ struct PendingKernelSet {
   std::string canonical_spec;
   std::string plan_key;
   bool plan_cached = false;
+  // The plan as cut for the request's max_m (served_ranges.h): its entries
+  // are the ones the set holds; what is stored is always the whole plan.
   PlanRecord plan;
   struct Artifact {
     std::string key;
@@ -46,7 +48,9 @@ class KernelResolver {
  public:
   KernelResolver(KernelStore* store, CompileScheduler* scheduler);
 
-  // `request` must be validated (KernelRequestFromProto does it).
+  // `request` must be validated (KernelRequestFromProto does it). Only the
+  // artifacts of the entries its max_m keeps (and the prepare kernels) are
+  // looked up and compiled.
   absl::StatusOr<PendingKernelSet> Begin(const KernelRequest& request,
                                          CompilePriority priority);
 

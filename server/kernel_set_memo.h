@@ -2,9 +2,10 @@
 
 // KernelSetMemo: the hit path's shortcut. Maps the exact bytes of a
 // GetKernels request (every field: clients of different launch_abi get
-// different plans) to the serialized response of an earlier call, so a
-// repeated request costs one hash lookup and a reference-counted buffer copy
-// instead of parsing, validation, key hashing, plan lookup and serialization.
+// different plans, and of different max_m different cuts of one plan) to the
+// serialized response of an earlier call, so a repeated request costs one
+// hash lookup and a reference-counted buffer copy instead of parsing,
+// validation, key hashing, plan lookup and serialization.
 // The memo never vouches for an artifact: before serving, the caller confirms
 // each artifact the entry names is still in the store (a memory-tier lookup,
 // which also keeps the store's LRU order honest).

@@ -215,6 +215,9 @@ absl::StatusOr<KernelRequest> KernelRequestFromProto(
                      kCurrentLaunchAbi, ")"));
   }
   request.launch_abi = proto.launch_abi();
+  // Any value is valid: one at or above the plan's last range keeps every
+  // range, as 0 does.
+  request.max_m = proto.max_m();
   if (!proto.has_spec()) return Invalid("request.spec", "is required");
   ASSIGN_OR_RETURN(QuantSpec spec, SpecFromProto(proto.spec()));
   request.spec = Canonicalize(spec);
@@ -306,6 +309,7 @@ v1::KernelRequest KernelRequestToProto(const KernelRequest& request) {
       request.gpu.max_shared_memory_per_block_optin);
   gpu->set_device_name(request.gpu.device_name);
   proto.set_launch_abi(request.launch_abi);
+  proto.set_max_m(request.max_m);
   return proto;
 }
 

@@ -267,6 +267,7 @@ absl::StatusOr<std::unique_ptr<LoadedKernelSet>> LoadedKernelSet::Load(
   loaded->spec_ = *spec;
   loaded->n_ = set.shape().n();
   loaded->k_ = set.shape().k();
+  loaded->served_max_m_ = set.max_m();
   for (int i = 0; i < set.kernels_size(); ++i) {
     const v1::Kernel& kernel = set.kernels(i);
     const std::string field = absl::StrCat("kernel_set.kernels[", i, "]");
@@ -295,16 +296,40 @@ absl::StatusOr<std::unique_ptr<LoadedKernelSet>> LoadedKernelSet::Load(
   return loaded;
 }
 
-absl::StatusOr<const LoadedKernel*> LoadedKernelSet::ForM(int64_t m) const {
+std::string MaxMNote(uint32_t served_max_m, int64_t m) {
+  if (served_max_m == 0 || m <= static_cast<int64_t>(served_max_m)) return "";
+  return absl::StrCat(
+      "the kernel set was resolved with KernelRequest.max_m = ", served_max_m,
+      ", so it holds only the ranges serving M <= ", served_max_m,
+      "; resolve the layer with max_m >= ", m, " (or 0 for every range)");
+}
+
+absl::StatusOr<const LoadedKernel*> KernelForM(
+    const std::vector<LoadedKernel>& kernels, uint32_t served_max_m,
+    int64_t m) {
   auto it = std::upper_bound(
-      kernels_.begin(), kernels_.end(), m,
+      kernels.begin(), kernels.end(), m,
       [](int64_t value, const LoadedKernel& k) { return value < k.m_min; });
-  if (it == kernels_.begin() || m > std::prev(it)->m_max) {
-    return absl::OutOfRangeError(
-        absl::StrCat("m: ", m, " is outside the kernel set's M ranges [",
-                     kernels_.front().m_min, ", ", kernels_.back().m_max, "]"));
+  if (it != kernels.begin() && m <= std::prev(it)->m_max) {
+    return &*std::prev(it);
   }
-  return &*std::prev(it);
+  if (kernels.empty()) {
+    return absl::OutOfRangeError(absl::StrCat(
+        "m: ", m, " is outside the kernel set: it has no kernels"));
+  }
+  std::string message =
+      absl::StrCat("m: ", m, " is outside the kernel set's M ranges [",
+                   kernels.front().m_min, ", ", kernels.back().m_max, "]");
+  // Only above the last range can a smaller max_m be why.
+  if (m > kernels.back().m_max) {
+    const std::string note = MaxMNote(served_max_m, m);
+    if (!note.empty()) absl::StrAppend(&message, ": ", note);
+  }
+  return absl::OutOfRangeError(message);
+}
+
+absl::StatusOr<const LoadedKernel*> LoadedKernelSet::ForM(int64_t m) const {
+  return KernelForM(kernels_, served_max_m_, m);
 }
 
 absl::StatusOr<const LoadedKernel*> LoadedKernelSet::Prepare(

@@ -1,6 +1,7 @@
 #include "hummingd/gpu/quantized_linear.h"
 
 #include <algorithm>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -131,9 +132,12 @@ absl::StatusOr<std::unique_ptr<QuantizedLinear>> QuantizedLinear::Create(
         "quantized_linear.set: the kernel set does not state its N and K");
   }
   if (max_m < 1 || max_m > set->kernels().back().m_max) {
-    return absl::InvalidArgumentError(
+    std::string message =
         absl::StrCat("quantized_linear.max_m: must be in [1, ",
-                     set->kernels().back().m_max, "] (got ", max_m, ")"));
+                     set->kernels().back().m_max, "] (got ", max_m, ")");
+    const std::string note = MaxMNote(set->served_max_m(), max_m);
+    if (!note.empty()) absl::StrAppend(&message, ": ", note);
+    return absl::InvalidArgumentError(message);
   }
   ASSIGN_OR_RETURN(const LoadedKernel* repack, set->Prepare("repack"));
   RETURN_IF_ERROR(CheckWeights(spec, weights));

@@ -143,6 +143,15 @@ const char* hummingd_client_last_error(hummingd_client* client) {
 hummingd_status hummingd_resolve(hummingd_client* client, const char* spec_text,
                                  const char* family, int64_t n, int64_t k,
                                  const char* arch, hummingd_kernel_set** out) {
+  return hummingd_resolve_max_m(client, spec_text, family, n, k, arch,
+                                /*max_m=*/0, out);
+}
+
+hummingd_status hummingd_resolve_max_m(hummingd_client* client,
+                                       const char* spec_text,
+                                       const char* family, int64_t n, int64_t k,
+                                       const char* arch, uint32_t max_m,
+                                       hummingd_kernel_set** out) {
   if (out != nullptr) *out = nullptr;
   if (client == nullptr) return HUMMINGD_INVALID_ARGUMENT;
   for (const auto& [name, value] :
@@ -171,6 +180,7 @@ hummingd_status hummingd_resolve(hummingd_client* client, const char* spec_text,
   request.mutable_shape()->set_k(k);
   request.mutable_shape()->set_kind(hummingd::v1::GEMM_KIND_DENSE);
   request.mutable_gpu()->set_arch(arch);
+  request.set_max_m(max_m);
   auto resolved = client->client->Resolve(request);
   if (!resolved.ok()) return Fail(client, resolved.status());
 

@@ -158,6 +158,32 @@ int main(int argc, char** argv) {
   }
   hummingd_kernel_set_destroy(set);
 
+  /* A GEMM set for at most 8 tokens: only the ranges serving M <= 8 (a
+   * whole plan ends at M = 2^20), each found by M, none past the last. */
+  {
+    hummingd_kernel_set* decode = NULL;
+    status = hummingd_resolve_max_m(client, kSpec, "gemm", 4096, 4096, kArch, 8,
+                                    &decode);
+    Check(status == HUMMINGD_OK, "resolve with max_m");
+    if (status != HUMMINGD_OK) {
+      fprintf(stderr, "resolve with max_m: %s: %s\n",
+              hummingd_status_name(status), hummingd_client_last_error(client));
+    }
+    const int size = hummingd_kernel_set_size(decode);
+    Check(size > 0, "the max_m set is not empty");
+    for (int i = 0; i < size; ++i) {
+      Check(hummingd_kernel_m_min(decode, i) <= 8,
+            "every range of the max_m set serves some M <= 8");
+    }
+    const int64_t last = hummingd_kernel_m_max(decode, size - 1);
+    Check(last >= 8 && last < (INT64_C(1) << 20),
+          "the max_m set ends at or after 8, before the plan's end");
+    Check(hummingd_kernel_set_find(decode, 8) >= 0, "find(8) in the max_m set");
+    Check(hummingd_kernel_set_find(decode, last + 1) == -1,
+          "find(last + 1) is -1 in the max_m set");
+    hummingd_kernel_set_destroy(decode);
+  }
+
   hummingd_kernel_set* bad = NULL;
   Check(hummingd_resolve(client, kSpec, "conv", kN, kK, kArch, &bad) ==
                 HUMMINGD_INVALID_ARGUMENT &&

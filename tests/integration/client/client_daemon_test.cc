@@ -86,6 +86,42 @@ TEST_F(ClientDaemonTest, SetsEqualHummingctlAndTheRawRpc) {
   EXPECT_EQ(Counter(*stub, "requests"), requests);
 }
 
+// max_m is part of the request's identity: a decode-only resolve and a
+// full one of the same layer are two sets, each memoized on its own.
+TEST_F(ClientDaemonTest, MaxMIsPartOfTheMemoKey) {
+  auto daemon = StartDaemon({"--compile-threads", "2"});
+  ASSERT_NE(daemon, nullptr);
+  auto kernel_client = Connect();
+  ASSERT_NE(kernel_client, nullptr);
+  auto stub = daemon->Stub();
+  v1::KernelRequest decode_request = LayerRequest(4096, 4096, "sm_80");
+  decode_request.set_family(v1::KERNEL_FAMILY_GEMM);
+  decode_request.set_max_m(8);
+  v1::KernelRequest full_request = decode_request;
+  full_request.clear_max_m();
+
+  auto decode = kernel_client->Resolve(decode_request);
+  ASSERT_TRUE(decode.ok()) << decode.status();
+  auto full = kernel_client->Resolve(full_request);
+  ASSERT_TRUE(full.ok()) << full.status();
+  EXPECT_NE(decode->get(), full->get());
+  EXPECT_EQ((*decode)->max_m(), 8u);
+  EXPECT_EQ((*full)->max_m(), 0u);
+  ASSERT_GT((*decode)->kernels_size(), 0);
+  ASSERT_GT((*full)->kernels_size(), (*decode)->kernels_size());
+  for (const v1::Kernel& kernel : (*decode)->kernels()) {
+    EXPECT_LE(kernel.m_min(), 8);
+  }
+
+  const int64_t requests = Counter(*stub, "requests");
+  auto decode_again = kernel_client->Resolve(decode_request);
+  auto full_again = kernel_client->Resolve(full_request);
+  ASSERT_TRUE(decode_again.ok() && full_again.ok());
+  EXPECT_EQ(decode_again->get(), decode->get());
+  EXPECT_EQ(full_again->get(), full->get());
+  EXPECT_EQ(Counter(*stub, "requests"), requests);
+}
+
 TEST_F(ClientDaemonTest, InvalidRequestKeepsItsCodeAndField) {
   auto daemon = StartDaemon();
   ASSERT_NE(daemon, nullptr);

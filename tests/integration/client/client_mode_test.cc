@@ -8,6 +8,8 @@
 
 #include <chrono>
 #include <cstring>
+#include <set>
+#include <string>
 
 #include "gtest/gtest.h"
 #include "kernels/launch_abi.h"
@@ -142,6 +144,44 @@ TEST_F(ClientModeTest, UnsetLaunchAbiIsTheClientsOwn) {
     k_major += kernel.config().find("layout=kmajor") != std::string::npos;
   }
   EXPECT_EQ(k_major, 2);
+}
+
+// Embedded mode cuts a set by max_m as the daemon does (the same
+// resolver): only the ranges up to it compile, and the full set's request
+// then compiles only the rest.
+TEST_F(ClientModeTest, EmbeddedModeHonoursMaxM) {
+  auto created = KernelClient::Create(
+      ClientOptionsFor(ResolveMode::kEmbedded, SocketPath(), EmbeddedDir()));
+  ASSERT_TRUE(created.ok()) << created.status();
+  v1::KernelRequest request = LayerRequest(4096, 4096, "sm_80");
+  request.set_family(v1::KERNEL_FAMILY_GEMM);
+  request.set_max_m(8);
+  auto decode = (*created)->Resolve(request);
+  ASSERT_TRUE(decode.ok()) << decode.status();
+  EXPECT_EQ((*decode)->max_m(), 8u);
+  ASSERT_GT((*decode)->kernels_size(), 0);
+  std::set<std::string> decode_keys;
+  for (const v1::Kernel& kernel : (*decode)->kernels()) {
+    EXPECT_LE(kernel.m_min(), 8);
+    EXPECT_EQ(kernel.outcome(), v1::CACHE_OUTCOME_COMPILED);
+    decode_keys.insert(kernel.artifact_key());
+  }
+
+  request.clear_max_m();
+  auto full = (*created)->Resolve(request);
+  ASSERT_TRUE(full.ok()) << full.status();
+  EXPECT_EQ((*full)->plan_key(), (*decode)->plan_key());
+  ASSERT_GT((*full)->kernels_size(), (*decode)->kernels_size());
+  int compiled = 0;
+  for (const v1::Kernel& kernel : (*full)->kernels()) {
+    const bool shared = decode_keys.count(kernel.artifact_key()) > 0;
+    EXPECT_EQ(kernel.outcome(),
+              shared ? v1::CACHE_OUTCOME_HIT : v1::CACHE_OUTCOME_COMPILED)
+        << kernel.m_min();
+    compiled += !shared;
+  }
+  EXPECT_GT(compiled, 0);
+  EXPECT_EQ((*full)->prepare(0).outcome(), v1::CACHE_OUTCOME_HIT);
 }
 
 TEST_F(ClientModeTest, EmbeddedCacheSurvivesReopenAndIsLocked) {

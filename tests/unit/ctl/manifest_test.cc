@@ -61,6 +61,47 @@ TEST(ManifestTest, JsonAndBareListsAndArchOverride) {
   EXPECT_EQ((*requests)[0].launch_abi(), kLaunchAbiOriginal);
 }
 
+// max_m: absent is 0 (every range); the top level sets every layer's, a
+// layer its own, and --max-m (max_m_override) replaces both, 0 included.
+TEST(ManifestTest, MaxMDefaultsLayersAndOverride) {
+  const std::string text = R"(
+arch: sm_90a
+family: gemm
+spec: weight=uint4,group=128
+max_m: 64
+layers:
+  - {name: decode, n: 4096, k: 4096}
+  - {name: tiny, n: 4096, k: 4096, max_m: 8}
+  - {name: all, n: 4096, k: 4096, max_m: 0}
+)";
+  auto requests = ParseManifest(text, ManifestOptions());
+  ASSERT_TRUE(requests.ok()) << requests.status();
+  ASSERT_EQ(requests->size(), 3u);
+  EXPECT_EQ((*requests)[0].max_m(), 64u);
+  EXPECT_EQ((*requests)[1].max_m(), 8u);
+  EXPECT_EQ((*requests)[2].max_m(), 0u);
+
+  ManifestOptions options;
+  options.max_m_override = 16;
+  requests = ParseManifest(text, options);
+  ASSERT_TRUE(requests.ok()) << requests.status();
+  for (const v1::KernelRequest& request : *requests) {
+    EXPECT_EQ(request.max_m(), 16u) << request.name();
+  }
+  options.max_m_override = 0;
+  requests = ParseManifest(text, options);
+  ASSERT_TRUE(requests.ok()) << requests.status();
+  for (const v1::KernelRequest& request : *requests) {
+    EXPECT_EQ(request.max_m(), 0u) << request.name();
+  }
+
+  requests = ParseManifest(R"([{"n": 512, "k": 256, "spec": "weight=uint8",
+                                "arch": "sm_80"}])",
+                           ManifestOptions());
+  ASSERT_TRUE(requests.ok()) << requests.status();
+  EXPECT_EQ((*requests)[0].max_m(), 0u);
+}
+
 TEST(ManifestTest, StructuralErrorsNameTheLayerAndKey) {
   struct Case {
     const char* text;
@@ -83,6 +124,13 @@ TEST(ManifestTest, StructuralErrorsNameTheLayerAndKey) {
       {"arch: [unclosed\n", "manifest"},
       {"arch: sm_90a\nspec: s\nvendor: x\nlayers:\n  - {n: 1, k: 1}\n",
        "manifest"},
+      {"arch: sm_90a\nspec: s\nlayers:\n  - {n: 1, k: 1, max_m: -8}\n",
+       "layers[0].max_m: must be 0"},
+      {"arch: sm_90a\nspec: s\nlayers:\n  - {n: 1, k: 1, max_m: lots}\n",
+       "layers[0].max_m"},
+      {"arch: sm_90a\nspec: s\nmax_m: 4294967296\nlayers:\n  - {n: 1, k: "
+       "1}\n",
+       "max_m: must be 0"},
   };
   for (const Case& c : cases) {
     auto result = ParseManifest(c.text, ManifestOptions());

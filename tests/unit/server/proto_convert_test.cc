@@ -111,6 +111,30 @@ TEST(ProtoConvertTest, LaunchAbiRoundTripsAndNewerIsRefused) {
                    " is newer than this daemon (", kCurrentLaunchAbi, ")"));
 }
 
+// max_m: absent is 0 (every range); any value survives both directions,
+// and none is refused (one past the plan's last range keeps every range).
+TEST(ProtoConvertTest, MaxMRoundTrips) {
+  v1::KernelRequest request =
+      TextRequest("weight=uint4,group=128,scale=fp16,act=fp16,out=fp16");
+  request.set_family(v1::KERNEL_FAMILY_GEMM);
+  auto absent = KernelRequestFromProto(request, RequestLimits());
+  ASSERT_TRUE(absent.ok()) << absent.status();
+  EXPECT_EQ(absent->max_m, 0u);
+  EXPECT_EQ(KernelRequestToProto(*absent).max_m(), 0u);
+
+  for (uint32_t max_m : {1u, 8u, 64u, 4294967295u}) {
+    request.set_max_m(max_m);
+    auto parsed = KernelRequestFromProto(request, RequestLimits());
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    EXPECT_EQ(parsed->max_m, max_m);
+    const v1::KernelRequest back = KernelRequestToProto(*parsed);
+    EXPECT_EQ(back.max_m(), max_m);
+    auto again = KernelRequestFromProto(back, RequestLimits());
+    ASSERT_TRUE(again.ok()) << again.status();
+    EXPECT_EQ(again->max_m, max_m);
+  }
+}
+
 TEST(ProtoConvertTest, WeightCapComesFromLimits) {
   RequestLimits limits;
   limits.shape.max_weight_elements = 4096 * 4095;

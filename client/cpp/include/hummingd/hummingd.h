@@ -88,6 +88,18 @@ hummingd_status hummingd_resolve(hummingd_client* client, const char* spec_text,
                                  const char* family, int64_t n, int64_t k,
                                  const char* arch, hummingd_kernel_set** out);
 
+/* hummingd_resolve for a client that launches at most max_m tokens
+ * (KernelRequest.max_m): a "gemm" set then holds only the M ranges serving
+ * some M <= max_m (the last may reach past it), and only their kernels are
+ * compiled; 0 = every range, as hummingd_resolve does. "dequant" sets ignore
+ * it. A separate entry point so that hummingd_resolve's signature stays as
+ * built against. */
+hummingd_status hummingd_resolve_max_m(hummingd_client* client,
+                                       const char* spec_text,
+                                       const char* family, int64_t n, int64_t k,
+                                       const char* arch, uint32_t max_m,
+                                       hummingd_kernel_set** out);
+
 /* Compiles/caches every layer of a YAML/JSON manifest; the first item error
  * is returned after all items ran. */
 hummingd_status hummingd_prefetch_manifest(hummingd_client* client,

@@ -115,6 +115,19 @@ struct LoadedKernel {
 // needed.
 absl::Status CheckKernelSetLaunchAbi(const v1::KernelSet& set);
 
+// For errors about an M above a kernel set's last range: when the set was
+// served for KernelRequest.max_m = `served_max_m` (KernelSet.max_m) below
+// `m`, why it ends there and how to get the range; "" otherwise (the set
+// holds every range of its plan, or max_m is not why). No GPU needed.
+std::string MaxMNote(uint32_t served_max_m, int64_t m);
+
+// LoadedKernelSet::ForM's lookup, usable without a GPU: the kernel of
+// `kernels` (sorted, contiguous M ranges) whose range holds `m`.
+// OUT_OF_RANGE outside them, naming KernelRequest.max_m when it is why
+// (MaxMNote).
+absl::StatusOr<const LoadedKernel*> KernelForM(
+    const std::vector<LoadedKernel>& kernels, uint32_t served_max_m, int64_t m);
+
 class LoadedKernelSet {
  public:
   // Loads `set` for the current context's device (UseDevice() makes one
@@ -124,7 +137,8 @@ class LoadedKernelSet {
   static absl::StatusOr<std::unique_ptr<LoadedKernelSet>> Load(
       const v1::KernelSet& set, ArtifactCache& cache);
 
-  // The kernel whose range holds `m`; OUT_OF_RANGE outside the table.
+  // The kernel whose range holds `m`; OUT_OF_RANGE outside the table
+  // (KernelForM).
   absl::StatusOr<const LoadedKernel*> ForM(int64_t m) const;
 
   // The weight-preparation kernel with `role`; NOT_FOUND when the set has
@@ -137,6 +151,9 @@ class LoadedKernelSet {
   // N and K of the layer (KernelSet.shape); 0 when the set does not say.
   int64_t n() const { return n_; }
   int64_t k() const { return k_; }
+  // KernelSet.max_m: 0 when the set holds every range of its plan, else the
+  // KernelRequest.max_m it was cut for.
+  uint32_t served_max_m() const { return served_max_m_; }
   const CudaDevice& device() const { return device_; }
   const CudaDriverApi& driver() const { return *driver_; }
 
@@ -148,6 +165,7 @@ class LoadedKernelSet {
   QuantSpec spec_;
   int64_t n_ = 0;
   int64_t k_ = 0;
+  uint32_t served_max_m_ = 0;
   std::vector<LoadedKernel> kernels_;  // sorted, contiguous ranges
   std::vector<LoadedKernel> prepare_;
 };
