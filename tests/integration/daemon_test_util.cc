@@ -17,6 +17,13 @@ v1::GetKernelsRequest DequantRequest(int64_t n, int64_t k,
   return request;
 }
 
+CommandResult DaemonTest::Ctl(const std::vector<std::string>& args) const {
+  std::vector<std::string> argv = {HUMMINGCTL_BINARY_PATH, "--socket",
+                                   SocketPath()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return RunCommand(argv);
+}
+
 std::unique_ptr<DaemonProcess> DaemonTest::StartDaemon(
     std::vector<std::string> extra_flags) {
   DaemonOptions options;

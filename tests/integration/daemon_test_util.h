@@ -38,6 +38,10 @@ class DaemonTest : public ::testing::Test {
 
   int64_t Counter(v1::KernelService::Stub& stub, const std::string& name);
 
+  // The real hummingctl against this test's socket: `hummingctl --socket
+  // <SocketPath()> args...`.
+  CommandResult Ctl(const std::vector<std::string>& args) const;
+
   TempDir dir_;
 };
 

@@ -12,15 +12,7 @@
 namespace hummingd::testing {
 namespace {
 
-class HummingctlTest : public DaemonTest {
- protected:
-  CommandResult Ctl(std::vector<std::string> args) {
-    std::vector<std::string> argv = {HUMMINGCTL_BINARY_PATH, "--socket",
-                                     SocketPath()};
-    argv.insert(argv.end(), args.begin(), args.end());
-    return RunCommand(argv);
-  }
-};
+class HummingctlTest : public DaemonTest {};
 
 std::string ReadFile(const std::string& path) {
   std::ifstream file(path, std::ios::binary);

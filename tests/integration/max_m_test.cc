@@ -16,15 +16,7 @@
 namespace hummingd::testing {
 namespace {
 
-class MaxMTest : public DaemonTest {
- protected:
-  CommandResult Ctl(std::vector<std::string> args) {
-    std::vector<std::string> argv = {HUMMINGCTL_BINARY_PATH, "--socket",
-                                     SocketPath()};
-    argv.insert(argv.end(), args.begin(), args.end());
-    return RunCommand(argv);
-  }
-};
+class MaxMTest : public DaemonTest {};
 
 // W4 4096 x 4096 on Hopper, as hummingctl and the SDK send it: decode
 // ranges up to 64 tokens, then the prefill tiles.
