@@ -177,6 +177,14 @@ int RunGetCommand(const CtlContext& context,
   if (set.max_m() > 0) {
     *context.out << "max_m: " << set.max_m()
                  << " (the ranges serving M <= " << set.max_m() << ")\n";
+  } else if (*max_m > 0) {
+    // Asked for a cut and served the whole set: say why, so that a script
+    // does not take the extra kernels for a daemon bug.
+    *context.out << "max_m: 0 (every range: "
+                 << (set.family() == v1::KERNEL_FAMILY_DEQUANT
+                         ? "a dequant set serves every M"
+                         : "the daemon predates max_m")
+                 << ")\n";
   }
   *context.out << absl::StrFormat("%-18s %-22s %9s %-13s %11s  %s\n", "M-range",
                                   "entry", "bytes", "outcome", "compile_ms",

@@ -119,10 +119,17 @@ std::optional<int64_t> EarlyFirstTileFrom(const GemmTileConfig& tile,
 // activations over blocks of 6-7 k-tiles 0.96-0.99x at M = 1-8 (4096 x
 // 14336, 7: 9.42-9.53 µs against 9.62-9.89 in three runs; 4096 x 12288, 6:
 // 0.97-0.99x in three), but 1.02-1.05x over blocks of 4-6 (4096 x 9728, 4096 x
-// 11008) and 1.05-1.13x with bf16 activations on every layer. The k-split
-// tiles, the 16- to 64-token tiles and the pre-scaled 64-token tile lost
-// with it too (sweep ck: 1.00-1.17x); finer scale groups (larger scale
-// chunks beside the weights) are unmeasured and keep cp.async.
+// 11008) and 1.05-1.13x with bf16 activations on both layers measured
+// (4096 x 14336, 4096 x 11008). The k-split tiles, the 16- to 64-token tiles
+// and the pre-scaled 64-token tile lost with it or tied (sweep ck:
+// 0.99-1.17x); finer scale groups (larger scale chunks beside the weights)
+// are unmeasured and keep cp.async. The other 4-bit formats and scale types
+// on the same tile (channel-wise or fp32 scales, zero points) extrapolate,
+// as early=N's rules do. All of it was measured in the bench's back-to-back
+// replays of one layer: in an isolated launch bulk copies ran ~2.5% behind
+// cp.async for fp16 too (ncu profiles cb, bench/results/ncu-cb-0192d92.md),
+// so the gain lies in how consecutive launches overlap; behind a different
+// kernel it is unmeasured.
 bool BulkWeightsWin(const GemmTileConfig& tile, int64_t splits,
                     const QuantSpec& spec, const LayerShape& shape) {
   return IsHalfTileFourPerSm(tile) && spec.weight.bits == 4 &&
@@ -141,7 +148,9 @@ bool BulkWeightsWin(const GemmTileConfig& tile, int64_t splits,
 // activations it tied (8192 x 8192 0.993-1.003x) or moved both ways (6144 x
 // 4096 0.985-1.009x), and the 64-row half tile lost with it (v77:
 // 1.00-1.01x). So bf16 on the k-split tile over the blocks v38's rule names
-// (7-8 k-tiles; 7 unmeasured).
+// (7-8 k-tiles; 7 unmeasured). Measured with uint4 in groups of 128; the
+// other 4-bit specs on the same tile (zero points, int4, other groups)
+// extrapolate, as early=N's rules do.
 bool WarpRunWeightsWin(const GemmTileConfig& tile, int64_t splits,
                        const QuantSpec& spec, const LayerShape& shape) {
   const SplitTiles blocks = TilesPerSplit(tile, splits, shape);

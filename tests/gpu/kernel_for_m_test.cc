@@ -9,6 +9,7 @@
 #include "absl/status/statusor.h"
 #include "gtest/gtest.h"
 #include "hummingd/gpu/loaded_kernel_set.h"
+#include "kernels/plan.h"
 
 namespace hummingd::gpu::testing {
 namespace {
@@ -71,10 +72,13 @@ TEST(KernelForMTest, OtherMissesDoNotBlameMaxM) {
     EXPECT_EQ(found.status().message().find("max_m"), std::string::npos)
         << found.status();
   }
-  EXPECT_EQ(MaxMNote(0, 100), "");
-  EXPECT_EQ(MaxMNote(100, 100), "");
-  EXPECT_NE(MaxMNote(99, 100).find("KernelRequest.max_m = 99"),
+  EXPECT_EQ(MaxMNote(0, 64, 100), "");
+  EXPECT_EQ(MaxMNote(100, 128, 100), "");
+  EXPECT_NE(MaxMNote(99, 64, 100).find("KernelRequest.max_m = 99"),
             std::string::npos);
+  // A max_m past the plan's last m_min cut nothing: the set reaches the
+  // planner's end, and no max_m would serve an M beyond it.
+  EXPECT_EQ(MaxMNote(5000, kDefaultMaxM, kDefaultMaxM + 1), "");
   EXPECT_FALSE(KernelForM({}, 0, 1).ok());
 }
 

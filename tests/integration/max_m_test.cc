@@ -214,6 +214,17 @@ TEST_F(MaxMTest, PrefetchWarmsOnlyTheRangesUpToMaxM) {
   EXPECT_EQ(negative.exit_code, 2) << negative.output;
   EXPECT_NE(negative.output.find("--max-m"), std::string::npos)
       << negative.output;
+  // A dequant set is never cut (its one kernel serves every M): the set
+  // echoes 0 and get says why.
+  CommandResult dequant =
+      Ctl({"get", "--kind", "dequant", "--spec", kW4Spec, "--n", "4096", "--k",
+           "4096", "--arch", "sm_90a", "--max-m", "8", "--metadata-only"});
+  ASSERT_EQ(dequant.exit_code, 0) << dequant.output;
+  EXPECT_NE(
+      dequant.output.find("max_m: 0 (every range: a dequant set serves every "
+                          "M)"),
+      std::string::npos)
+      << dequant.output;
 }
 
 }  // namespace

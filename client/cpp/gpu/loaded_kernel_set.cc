@@ -11,6 +11,7 @@
 #include "kernels/gemm_config.h"
 #include "kernels/gpu_target.h"
 #include "kernels/launch_abi.h"
+#include "kernels/plan.h"
 
 namespace hummingd::gpu {
 namespace {
@@ -296,8 +297,13 @@ absl::StatusOr<std::unique_ptr<LoadedKernelSet>> LoadedKernelSet::Load(
   return loaded;
 }
 
-std::string MaxMNote(uint32_t served_max_m, int64_t m) {
-  if (served_max_m == 0 || m <= static_cast<int64_t>(served_max_m)) return "";
+std::string MaxMNote(uint32_t served_max_m, int64_t set_m_max, int64_t m) {
+  // A set whose last range reaches the planner's end was not cut: a larger
+  // max_m would give the same set.
+  if (served_max_m == 0 || m <= static_cast<int64_t>(served_max_m) ||
+      set_m_max >= kDefaultMaxM) {
+    return "";
+  }
   return absl::StrCat(
       "the kernel set was resolved with KernelRequest.max_m = ", served_max_m,
       ", so it holds only the ranges serving M <= ", served_max_m,
@@ -322,7 +328,7 @@ absl::StatusOr<const LoadedKernel*> KernelForM(
                    kernels.front().m_min, ", ", kernels.back().m_max, "]");
   // Only above the last range can a smaller max_m be why.
   if (m > kernels.back().m_max) {
-    const std::string note = MaxMNote(served_max_m, m);
+    const std::string note = MaxMNote(served_max_m, kernels.back().m_max, m);
     if (!note.empty()) absl::StrAppend(&message, ": ", note);
   }
   return absl::OutOfRangeError(message);

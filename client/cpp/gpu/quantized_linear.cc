@@ -135,7 +135,8 @@ absl::StatusOr<std::unique_ptr<QuantizedLinear>> QuantizedLinear::Create(
     std::string message =
         absl::StrCat("quantized_linear.max_m: must be in [1, ",
                      set->kernels().back().m_max, "] (got ", max_m, ")");
-    const std::string note = MaxMNote(set->served_max_m(), max_m);
+    const std::string note =
+        MaxMNote(set->served_max_m(), set->kernels().back().m_max, max_m);
     if (!note.empty()) absl::StrAppend(&message, ": ", note);
     return absl::InvalidArgumentError(message);
   }

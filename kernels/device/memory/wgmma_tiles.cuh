@@ -5,9 +5,11 @@
 //    contiguous run: with Tile::kBulkWeights by one bulk copy
 //    (arch/bulk_copy.cuh) per run, issued by the first kBlockN / 16 threads
 //    and completing on the stage's mbarrier; else by 16-byte cp.async spread
-//    over all threads in the stage's commit group (which wins depends on the
-//    layer and the token count: the planner chooses,
-//    kernels/gemm_decode_plan.cc);
+//    over all threads in the stage's commit group, thread t's slot i on
+//    chunk t + i x threads or, with Tile::kWarpRunWeights, each warp's slots
+//    on consecutive 512-byte pieces of one run (which wins depends on the
+//    layer, the tile and the activation type: the planner chooses,
+//    kernels/gemm_decode_tile_options.cc);
 //  - per stage, by cp.async in the stage's commit group, the activation
 //    tile in wgmma's K-major 128-byte-swizzled layout (arch/wgmma.cuh):
 //    panel p (columns 64p..64p+63) of kTokens rows, row r's 16-byte chunk c
@@ -98,7 +100,8 @@ HUMMINGD_HD constexpr i64 wgmma_weight_slot_offset(int slot, int threads,
 // whole and a run holds whole warps' shares, a warp's slots are consecutive
 // 512-byte pieces of one run, so slot i lies 32 chunks after slot 0 in the
 // tensor and in the stage: cp.async takes that as an immediate (LDGSTS
-// encodes -0x800..0x7ff on a global address), where slots of thread
+// encodes -0x800..0x7ff on a global address: slots 0-3, the 4-bit k-split
+// tiles' four; an 8-bit tile's slots 4-7 need an add), where slots of thread
 // t + i * threads sit runs apart and cost a 64-bit add or a pointer each.
 // Each warp still copies 512 contiguous bytes per instruction.
 HUMMINGD_HD constexpr bool wgmma_warp_run_slots(int threads, int chunks,

@@ -57,9 +57,8 @@ TEST_F(ClientDaemonTest, SetsEqualHummingctlAndTheRawRpc) {
   // same bytes.
   const std::string out_dir = dir_.path() + "/cubins";
   CommandResult ctl =
-      RunCommand({HUMMINGCTL_BINARY_PATH, "--socket", SocketPath(), "get",
-                  "--kind", "dequant", "--spec", spec, "--n", "768", "--k",
-                  "1024", "--arch", "sm_80", "--out", out_dir});
+      Ctl({"get", "--kind", "dequant", "--spec", spec, "--n", "768", "--k",
+           "1024", "--arch", "sm_80", "--out", out_dir});
   ASSERT_EQ(ctl.exit_code, 0) << ctl.output;
   std::map<std::string, std::string> written;
   for (const auto& entry : std::filesystem::directory_iterator(out_dir)) {

@@ -177,6 +177,41 @@ TEST(GemmDecodeCopyTest, PlannedWhereMeasuredWinning) {
   }
 }
 
+// A client of ABI 6 gets the plans of ABI 5 but for copy=warprun: same
+// ranges, tiles (early=N included), splits and launches, so the early tests
+// (which plan at ABI 5) cover the current ABI's prologue options too.
+TEST(GemmDecodeCopyTest, CurrentAbiPlansDifferFromAbi5OnlyByWarpRunSlots) {
+  int warp_run_entries = 0;
+  for (const char* spec : testing::kIssue5TableSpecs) {
+    for (auto [n, k] : testing::kIssue5Layers) {
+      SCOPED_TRACE(::testing::Message() << spec << " " << n << "x" << k);
+      absl::StatusOr<Plan> current =
+          PlanKernels(GemmRequest(spec, n, k, "sm_90a", 132));
+      absl::StatusOr<Plan> abi5 = PlanKernels(
+          GemmRequest(spec, n, k, "sm_90a", 132, kLaunchAbiEarlyTiles));
+      ASSERT_TRUE(current.ok()) << current.status();
+      ASSERT_TRUE(abi5.ok()) << abi5.status();
+      ASSERT_EQ(current->entries.size(), abi5->entries.size());
+      for (size_t i = 0; i < current->entries.size(); ++i) {
+        const PlanEntry& c = current->entries[i];
+        const PlanEntry& o = abi5->entries[i];
+        EXPECT_EQ(c.m_min, o.m_min);
+        EXPECT_EQ(c.m_max, o.m_max);
+        EXPECT_EQ(c.launch.grid_z, o.launch.grid_z);
+        std::string text = c.config.text;
+        const size_t at = text.find(",copy=warprun");
+        if (at != std::string::npos) {
+          ++warp_run_entries;
+          text.erase(at, std::string(",copy=warprun").size());
+        }
+        EXPECT_EQ(text, o.config.text);
+      }
+    }
+  }
+  // bf16 8192 x 8192's 8-token range.
+  EXPECT_EQ(warp_run_entries, 1);
+}
+
 TEST(GemmDecodeCopyTest, RulesHoldAtTheirEdges) {
   const GemmTileConfig half = *ParseGemmTileText(kHalfTile);
   const GemmTileConfig k_split = *ParseGemmTileText(kKSplitTile);
@@ -200,6 +235,7 @@ TEST(GemmDecodeCopyTest, RulesHoldAtTheirEdges) {
       {half, bf16, 8, false},
       {half, SpecOf("weight=uint8,group=128,scale=fp16"), 8, false},
       {half, SpecOf("weight=uint4,group=32,scale=fp16"), 8, false},
+      // Unmeasured, extrapolated from groups of 128 (BulkWeightsWin).
       {half, SpecOf("weight=uint4,group=channel,scale=fp16"), 8, true},
       {three_stages, fp16, 8, false},
       {two_per_sm, fp16, 8, false},

@@ -80,7 +80,7 @@ TEST(GemmDecodePlanTest, FourBlocksPerSmTilesFitFourAndTheStubSaysSo) {
     ASSERT_TRUE(plan.ok()) << plan.status();
     const PlanEntry& entry = DecodeRangeEntry(*plan, 0);
     EXPECT_EQ(entry.config.text,
-              spec == kW4
+              std::string(spec) == kW4
                   ? "tile=8x64x256,warps=1x4,stages=4,mma=wgmma,copy=bulk,"
                     "blocks=4"
                   : "tile=8x64x256,warps=1x4,stages=4,mma=wgmma,blocks=4");

@@ -115,11 +115,13 @@ struct LoadedKernel {
 // needed.
 absl::Status CheckKernelSetLaunchAbi(const v1::KernelSet& set);
 
-// For errors about an M above a kernel set's last range: when the set was
-// served for KernelRequest.max_m = `served_max_m` (KernelSet.max_m) below
-// `m`, why it ends there and how to get the range; "" otherwise (the set
-// holds every range of its plan, or max_m is not why). No GPU needed.
-std::string MaxMNote(uint32_t served_max_m, int64_t m);
+// For errors about an M above a kernel set's last range, which ends at
+// `set_m_max`: when the set was served for KernelRequest.max_m =
+// `served_max_m` (KernelSet.max_m) below `m` and a plan's ranges go on past
+// `set_m_max` (they end at kDefaultMaxM), why it ends there and how to get
+// the range; "" otherwise (the set holds every range of its plan, or max_m
+// is not why). No GPU needed.
+std::string MaxMNote(uint32_t served_max_m, int64_t set_m_max, int64_t m);
 
 // LoadedKernelSet::ForM's lookup, usable without a GPU: the kernel of
 // `kernels` (sorted, contiguous M ranges) whose range holds `m`.
