@@ -1,0 +1,1 @@
+"""GPU tests of the Python SDK (skipped without torch and a GPU)."""
