@@ -32,6 +32,15 @@ done
 
 # name => path lines from ldd; the libraries every Linux host provides (and
 # must match its own glibc / driver) stay behind.
+# The C ABI's shared library, for the Python SDK's GPU test
+# (scripts/python_gpu_round.sh), with its own dependencies below.
+client_library="$build/client/cpp/libhummingd_client.so.0"
+if [[ -e "$client_library" ]]; then
+  cp -L "$client_library" "$dest/lib/libhummingd_client.so.0"
+  strip --strip-unneeded "$dest/lib/libhummingd_client.so.0" 2>/dev/null || true
+  binaries+=("$client_library")
+fi
+
 for bin in "${binaries[@]}"; do ldd "$bin"; done |
 awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' | sort -u |
 while read -r name path; do
