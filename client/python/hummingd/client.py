@@ -12,6 +12,7 @@ import weakref
 
 from . import _errors
 from . import _library
+from ._owned_handle import OwnedHandle
 from .kernel_set import KernelSet
 
 _MODES = {"auto": _library.MODE_AUTO, "daemon": _library.MODE_DAEMON,
@@ -33,7 +34,7 @@ def _optional_path(value, name):
             % (name, type(value).__name__)) from None
 
 
-class Client:
+class Client(OwnedHandle):
     """Resolves kernel sets from the node daemon or in-process.
 
     mode: "auto" (the daemon if its health check answers, else embedded),
@@ -42,6 +43,8 @@ class Client:
     directory). ``socket`` / ``cache_dir`` default to $HUMMINGD_SOCKET /
     $HUMMINGD_CACHE_DIR and the C++ SDK's fallbacks (client/cpp/README.md).
     """
+
+    _WHAT = "client"
 
     def __init__(self, mode="auto", socket=None, cache_dir=None):
         if mode not in _MODES:
@@ -68,9 +71,7 @@ class Client:
     @property
     def handle(self):
         """The C handle (a ctypes.c_void_p); raises once closed."""
-        if not self._finalizer.alive:
-            raise _errors.FailedPreconditionError("client: closed")
-        return self._handle
+        return self._live_handle()
 
     def check(self, status):
         """Raises the exception for a failed call on this client, with the
@@ -116,17 +117,9 @@ class Client:
         self.check(self._lib.hummingd_prefetch_manifest(
             self.handle, _library.text(path)))
 
-    def close(self):
-        """Destroys the C client. Kernel sets and layers made with it stay
-        usable (they own what they need); new calls on it raise. Not to be
-        called while another thread is inside a call on this client."""
-        self._finalizer()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
+    # close() (OwnedHandle) destroys the C client. Kernel sets and layers
+    # made with it stay usable (they own what they need); new calls on it
+    # raise. Not to be called while another thread is inside a call on it.
 
     def __repr__(self):
         state = "open" if self._finalizer.alive else "closed"

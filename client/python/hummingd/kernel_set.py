@@ -12,6 +12,7 @@ import weakref
 
 from . import _errors
 from . import _library
+from ._owned_handle import OwnedHandle
 from .spec import Spec
 
 
@@ -43,8 +44,10 @@ class Kernel:
     cubin_size: int
 
 
-class KernelSet:
+class KernelSet(OwnedHandle):
     """The kernels of one (spec, family, N, K, gpu, max_m) request."""
+
+    _WHAT = "kernel set"
 
     def __init__(self, handle, family, n, k, gpu, max_m):
         """Takes ownership of ``handle`` (from hummingd_resolve_max_m)."""
@@ -89,9 +92,7 @@ class KernelSet:
     @property
     def handle(self):
         """The C handle (a ctypes.c_void_p); raises once closed."""
-        if not self._finalizer.alive:
-            raise _errors.FailedPreconditionError("kernel set: closed")
-        return self._handle
+        return self._live_handle()
 
     @property
     def ranges(self):
@@ -120,16 +121,8 @@ class KernelSet:
                                                   ctypes.byref(size))
         return ctypes.string_at(pointer, size.value) if pointer else b""
 
-    def close(self):
-        """Frees the handle now (layers made from the set keep what they
-        need)."""
-        self._finalizer()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
+    # close() (OwnedHandle) frees the handle now; layers made from the set
+    # keep what they need.
 
     def __repr__(self):
         return ("KernelSet(%s %s N=%d K=%d gpu=%s max_m=%d ranges=%s)"

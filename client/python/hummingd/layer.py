@@ -15,6 +15,7 @@ import weakref
 from . import _errors
 from . import _library
 from . import cuda_arrays
+from ._owned_handle import OwnedHandle
 from .spec import TensorLayout
 
 
@@ -49,7 +50,7 @@ def _checkpoint_weights(kernel_set, tensors):
     return weights
 
 
-class QuantizedLinear:
+class QuantizedLinear(OwnedHandle):
     """y (m, N) = x (m, K) . W^T (+ bias) with a "gemm" kernel set.
 
     Creation loads the set's kernels on the current device, allocates the
@@ -60,6 +61,8 @@ class QuantizedLinear:
     and are kept referenced here. ``max_m`` defaults to the set's own
     (``Client.resolve(max_m=...)``) and is required for a set of every range.
     """
+
+    _WHAT = "layer"
 
     def __init__(self, client, kernel_set, weights, scales, zero_points=None,
                  secondary_scale=None, bias=None, max_m=None, stream=None):
@@ -107,8 +110,7 @@ class QuantizedLinear:
         both C-contiguous. m defaults to x's rows (and y's must match);
         given, both must hold at least m rows. Raw pointers need m.
         """
-        if not self._finalizer.alive:
-            raise _errors.FailedPreconditionError("layer: closed")
+        handle = self._live_handle()
         spec = self.kernel_set.spec
         x_pointer, x_rows = cuda_arrays.rows_pointer(x, "x", spec.act, self.k)
         y_pointer, y_rows = cuda_arrays.rows_pointer(y, "y", spec.out, self.n,
@@ -131,24 +133,16 @@ class QuantizedLinear:
                 raise _errors.InvalidArgumentError(
                     "%s: has %d rows, fewer than m = %d" % (name, rows, m))
         status = self._lib.hummingd_layer_forward(
-            self._handle, x_pointer, y_pointer, m,
+            handle, x_pointer, y_pointer, m,
             cuda_arrays.stream_handle(stream))
         if status != 0:
             raise _errors.status_error(status, _library.decoded(
-                self._lib.hummingd_layer_last_error(self._handle)))
+                self._lib.hummingd_layer_last_error(handle)))
 
     __call__ = forward
 
-    def close(self):
-        """Frees the layer's device memory now (waits for its pending
-        work)."""
-        self._finalizer()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
+    # close() (OwnedHandle) frees the layer's device memory now (after its
+    # pending work).
 
 
 def dequantize(client, kernel_set, weights, scales, output, zero_points=None,
