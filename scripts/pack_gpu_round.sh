@@ -30,8 +30,6 @@ for bin in "${binaries[@]}"; do
   strip --strip-debug "$dest/bin/$(basename "$bin")"
 done
 
-# name => path lines from ldd; the libraries every Linux host provides (and
-# must match its own glibc / driver) stay behind.
 # The C ABI's shared library, for the Python SDK's GPU test
 # (scripts/python_gpu_round.sh), with its own dependencies below.
 client_library="$build/client/cpp/libhummingd_client.so.0"
@@ -41,6 +39,8 @@ if [[ -e "$client_library" ]]; then
   binaries+=("$client_library")
 fi
 
+# name => path lines from ldd; the libraries every Linux host provides (and
+# must match its own glibc / driver) stay behind.
 for bin in "${binaries[@]}"; do ldd "$bin"; done |
 awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' | sort -u |
 while read -r name path; do

@@ -54,6 +54,16 @@ class Daemon:
                 [binary("HUMMINGD_BINARY"), "--socket", self.socket,
                  "--cache-dir", self.cache_dir, *extra_flags],
                 stdout=log, stderr=subprocess.STDOUT)
+        try:
+            self._wait_until_serving()
+        except BaseException:
+            # No caller holds this object yet to stop it: a failed start
+            # (a timeout, a missing hummingctl) must not leave hummingd
+            # running.
+            self.kill()
+            raise
+
+    def _wait_until_serving(self):
         deadline = time.monotonic() + 60
         while True:
             if self.process.poll() is not None:
@@ -63,7 +73,6 @@ class Daemon:
             if ctl(self.socket, "health", timeout=10).returncode == 0:
                 return
             if time.monotonic() > deadline:
-                self.kill()
                 raise RuntimeError("hummingd not serving after 60 s:\n%s"
                                    % self.log())
             time.sleep(0.1)

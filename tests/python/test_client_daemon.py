@@ -23,7 +23,11 @@ class DaemonClientTest(unittest.TestCase):
         cls.addClassCleanup(cls.daemon.stop)
 
     def client(self, mode="daemon"):
-        client = hummingd.Client(mode, socket=self.daemon.socket)
+        # A temp cache_dir, so that auto mode falling back to embedded on a
+        # loaded machine stays inside the test's folder.
+        client = hummingd.Client(mode, socket=self.daemon.socket,
+                                 cache_dir=os.path.join(temp_dir(self),
+                                                        "cache"))
         self.addCleanup(client.close)
         return client
 

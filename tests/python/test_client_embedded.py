@@ -99,8 +99,8 @@ class EmbeddedClientTest(unittest.TestCase):
         seconds = time.monotonic() - started
         self.assertEqual(again.kernels, self.full.kernels)
         self.assertEqual(again.cubin(0), self.full.cubin(0))
-        # A memo hit is microseconds; the first resolve compiled kernels.
-        self.assertLess(seconds, 0.2)
+        # A memo hit is microseconds; the first resolve compiled kernels
+        # (a ratio of one run, not an absolute time on a shared machine).
         self.assertLess(seconds, self.first_seconds)
 
     def test_invalid_spec_names_the_field(self):

@@ -125,7 +125,8 @@ class TensorPointerTest(unittest.TestCase):
                 self.LAYOUT)
 
     def test_raw_views_stand_for_bf16_and_fp8(self):
-        for dtype, typestrs, bad in [("bf16", ["<i2", "<u2", "<V2"], "<f2"),
+        for dtype, typestrs, bad in [("bf16", ["<i2", "<u2", "<V2", "|V2"],
+                                      "<f2"),
                                      ("e4m3", ["|u1", "|i1", "|V1"], "<f2"),
                                      ("uint32", ["<i4", "<u4"], "<f4")]:
             layout = TensorLayout(dtype, (8,))

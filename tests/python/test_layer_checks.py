@@ -57,7 +57,7 @@ class LayerCreateChecksTest(unittest.TestCase):
             "(1, 256) bytes)",
             zero_points=FakeDeviceArray((N, 4), "|u1", strides=(1, 256)))
         self.assert_invalid(
-            "bias: dtype must be bf16 (typestr '<V2' or '<i2' or '<u2'), "
+            "bias: dtype must be bf16 (typestr '<V2' or '|V2' or '<i2' or '<u2'), "
             "got typestr '<f2'", bias=FakeDeviceArray((N,), "<f2"))
 
     def test_tensors_the_spec_has_or_lacks(self):
@@ -85,7 +85,12 @@ class LayerCreateChecksTest(unittest.TestCase):
         with mock.patch.object(_library, "library", return_value=library):
             layer = hummingd.QuantizedLinear(
                 client, stand_in_set(max_m=8), stream=0x77, **tensors)
+            # Forwards default to the stream the repack went on.
+            layer.forward(FakeDeviceArray((3, K), "<f2", pointer=X_POINTER),
+                          FakeDeviceArray((3, N), "<u2", pointer=Y_POINTER))
+            layer.forward(X_POINTER, Y_POINTER, m=2, stream=0x99)
             layer.close()
+        self.assertEqual([call[3] for call in library.calls], [0x77, 0x99])
         (weights, max_m, stream), = library.creates
         self.assertEqual(max_m, 8)  # the set's, as max_m was not given
         self.assertEqual(stream, 0x77)
@@ -156,6 +161,7 @@ class ForwardChecksTest(unittest.TestCase):
         layer._finalizer = weakref.finalize(layer, lambda: None)
         layer.kernel_set = stand_in_set()
         layer.n, layer.k, layer.max_m = N, K, 64
+        layer.stream_handle = 0  # created with stream=None
         return layer
 
     def x(self, rows, **extra):

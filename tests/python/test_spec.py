@@ -28,11 +28,16 @@ class SpecTest(unittest.TestCase):
 
     def test_every_granularity(self):
         for group, shape in [("64", (256, 8)), ("channel", (256,)),
-                             ("tensor", (1,)), ("128x64", (4, 4))]:
+                             ("tensor", (1,))]:
             with self.subTest(group=group):
                 self.assertEqual(
                     Spec.parse(canonical(group=group)).scale_shape(256, 512),
                     shape)
+        # 2-D blocks are K x N (block_k first): N = 256 in 64-row blocks,
+        # K = 1024 in 128-column ones; the other order would give (2, 16).
+        self.assertEqual(
+            Spec.parse(canonical(group="128x64")).scale_shape(256, 1024),
+            (4, 8))
 
     def test_weight_bits(self):
         for weight, bits, words in [("uint4", 4, 64), ("int8", 8, 128),

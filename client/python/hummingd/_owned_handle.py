@@ -12,8 +12,13 @@ class OwnedHandle:
 
     _WHAT = "handle"
 
+    @property
+    def handle(self):
+        """The C handle (a ctypes.c_void_p); FailedPreconditionError once
+        closed."""
+        return self._live_handle()
+
     def _live_handle(self):
-        """The C handle; FailedPreconditionError once closed."""
         if not self._finalizer.alive:
             raise _errors.FailedPreconditionError("%s: closed" % self._WHAT)
         return self._handle

@@ -68,11 +68,6 @@ class Client(OwnedHandle):
         self.mode = _MODE_NAMES.get(lib.hummingd_client_mode(handle),
                                     "unknown")
 
-    @property
-    def handle(self):
-        """The C handle (a ctypes.c_void_p); raises once closed."""
-        return self._live_handle()
-
     def check(self, status):
         """Raises the exception for a failed call on this client, with the
         message the library kept for this thread."""

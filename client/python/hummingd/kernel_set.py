@@ -90,11 +90,6 @@ class KernelSet(OwnedHandle):
             cubin_size=size.value)
 
     @property
-    def handle(self):
-        """The C handle (a ctypes.c_void_p); raises once closed."""
-        return self._live_handle()
-
-    @property
     def ranges(self):
         """[(m_min, m_max)] per kernel, inclusive, in order."""
         return [(kernel.m_min, kernel.m_max) for kernel in self.kernels]

@@ -60,6 +60,10 @@ class QuantizedLinear(OwnedHandle):
     scales, zero points, secondary scale and bias are read by every forward
     and are kept referenced here. ``max_m`` defaults to the set's own
     (``Client.resolve(max_m=...)``) and is required for a set of every range.
+
+    Forwards of one layer share its split-K buffers, so they must be ordered
+    on one stream: ``forward(stream=None)`` takes the creation's stream,
+    which the repack was enqueued on, so that the first forward follows it.
     """
 
     _WHAT = "layer"
@@ -84,6 +88,7 @@ class QuantizedLinear(OwnedHandle):
             "weights": weights, "scales": scales, "zero_points": zero_points,
             "secondary_scale": secondary_scale, "bias": bias})
         stream_handle = cuda_arrays.stream_handle(stream)
+        self.stream_handle = stream_handle
         lib = _library.library()
         handle = ctypes.c_void_p()
         client.check(lib.hummingd_layer_create(
@@ -134,7 +139,8 @@ class QuantizedLinear(OwnedHandle):
                     "%s: has %d rows, fewer than m = %d" % (name, rows, m))
         status = self._lib.hummingd_layer_forward(
             handle, x_pointer, y_pointer, m,
-            cuda_arrays.stream_handle(stream))
+            self.stream_handle if stream is None
+            else cuda_arrays.stream_handle(stream))
         if status != 0:
             raise _errors.status_error(status, _library.decoded(
                 self._lib.hummingd_layer_last_error(handle)))
