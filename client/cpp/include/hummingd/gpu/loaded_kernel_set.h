@@ -153,8 +153,9 @@ class LoadedKernelSet {
   // N and K of the layer (KernelSet.shape); 0 when the set does not say.
   int64_t n() const { return n_; }
   int64_t k() const { return k_; }
-  // KernelSet.max_m: 0 when the set holds every range of its plan, else the
-  // KernelRequest.max_m it was cut for.
+  // KernelSet.max_m: the KernelRequest.max_m the set was served for (0: every
+  // range of its plan; N > 0 may still be every range when N reaches the
+  // plan's last one, MaxMNote tells them apart).
   uint32_t served_max_m() const { return served_max_m_; }
   const CudaDevice& device() const { return device_; }
   const CudaDriverApi& driver() const { return *driver_; }
