@@ -381,6 +381,21 @@ int main(int argc, char** argv) {
         "4096x14336 bf16 bulk", 8, 8, true);
     return 0;
   }
+  // Decode-notes v87: 4096² at 64 tokens runs 11.5 us against a ~5 us floor
+  // (tensor time, decode issue, ramp), its blocks 4 k-tiles long with 32 KB
+  // partials over 8 splits: where does the launch go? The plan's tile and
+  // 64-row blocks of one warpgroup. (HUMMINGD_PROBE_ONLY_M64=1 runs only
+  // these.)
+  if (env_is_one("HUMMINGD_PROBE_ONLY_M64")) {
+    using Plan64 =
+        WgmmaConfig<W4, hd::WgmmaTile<64, 128, 128, 2, 4>, 4096, 4096>;
+    using Half64 =
+        WgmmaConfig<W4, hd::WgmmaTile<64, 64, 128, 1, 4>, 4096, 4096>;
+    run_layer<Plan64, 2>("4096x4096 64x128x128", 8, 64, true);
+    run_layer<Plan64, 2, true>("4096x4096 64x128x128", 8, 64, true);
+    run_layer<Half64, 2>("4096x4096 64x64x128", 4, 64, true);
+    return 0;
+  }
   using Ca128 = WgmmaConfig<W4, Half8Four, 4096, 14336>;
   using CaChannel = WgmmaConfig<W4Channel, Half8Four, 4096, 14336>;
   if (!only_m16) {
