@@ -11,6 +11,7 @@
 #include "gemm/wgmma_config.cuh"
 #include "kernels/gemm_decode_ksplit.h"
 #include "kernels/gemm_decode_rules.h"
+#include "kernels/gemm_decode_short_splits.h"
 #include "kernels/gemm_decode_tile_options.h"
 
 namespace hummingd {
@@ -673,6 +674,13 @@ absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
               KSplitWarpTile(range.tokens, spec, shape, sm_count, smem_limit)) {
         chosen = DecodeCandidate{*k_split, /*splits=*/1, /*score=*/0.0};
       }
+    }
+    // 32 and 64 tokens in short splits: half the rows, half the splits
+    // (kernels/gemm_decode_short_splits.h, planner v44).
+    if (std::optional<SplitTile> half = ShortSplitHalfTile(
+            chosen.tile, chosen.splits, spec, shape, smem_limit)) {
+      chosen.tile = half->tile;
+      chosen.splits = half->splits;
     }
     // Only a client that passes the k-major copy as GemmArgs::scales can
     // launch it.

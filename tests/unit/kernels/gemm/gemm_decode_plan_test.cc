@@ -229,15 +229,16 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
        {2, 2, 1, 1}},
       // 8 tokens: k-split warps over 16-row blocks (256, unsplit; v19); 16:
-      // 256-column k-tiles, two per split (256 blocks, two per SM).
+      // 256-column k-tiles, two per split (256 blocks, two per SM); 32 and
+      // 64: 64-row blocks in 4 splits of 8 k-tiles (256 blocks; v44).
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
        4096,
        4096,
        {"tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8",
         "tile=16x32x1024,warps=1x16,stages=4,mma=wgmma,ksplit=8,blocks=1",
-        "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
-        "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
-       {1, 1, 8, 8}},
+        "tile=32x64x128,warps=1x4,stages=4,mma=wgmma",
+        "tile=64x64x128,warps=1x4,stages=4,mma=wgmma"},
+       {1, 1, 4, 4}},
       // 8-bit weights at 8 tokens: 128-column k-tiles (16 KB) in long
       // splits (planner v18).
       {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16",

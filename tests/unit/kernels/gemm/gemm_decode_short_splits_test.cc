@@ -1,0 +1,116 @@
+// Planner v44 (kernels/gemm_decode_short_splits.h, bench/decode-notes.md
+// v87): at 32 and 64 tokens, a 128-row two-warpgroup tile whose splits hold
+// at most 4 k-tiles gives way to its 64-row one-warpgroup half in half the
+// splits (the same blocks, half the split-K partials); long, odd or few
+// splits, wider weights and other tiles keep what they had.
+
+#include "kernels/gemm_decode_short_splits.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "gtest/gtest.h"
+#include "kernels/gemm_config.h"
+#include "kernels/planner.h"
+#include "tests/unit/kernels/gemm/gemm_request.h"
+
+namespace hummingd {
+namespace {
+
+using testing::DecodeRangeEntry;
+using testing::GemmRequest;
+
+constexpr char kFp16[] = "weight=uint4,group=128,scale=fp16";
+constexpr char kBf16[] = "weight=uint4,group=128,scale=bf16,act=bf16,out=bf16";
+constexpr char kUint8[] = "weight=uint8,group=128,scale=fp16";
+
+QuantSpec SpecOf(const char* text) {
+  return Canonicalize(*ParseSpecText(text));
+}
+
+GemmTileConfig TileOf(const char* text) { return *ParseGemmTileText(text); }
+
+constexpr int kSmemLimit = 227 * 1024;
+
+// The plan's text and splits for the top of decode range `range`.
+std::pair<std::string, int64_t> Planned(const char* spec, int64_t n, int64_t k,
+                                        int range) {
+  absl::StatusOr<Plan> plan =
+      PlanKernels(GemmRequest(spec, n, k, "sm_90a", 132));
+  EXPECT_TRUE(plan.ok()) << plan.status();
+  if (!plan.ok()) return {"", 0};
+  const PlanEntry entry = DecodeRangeEntry(*plan, range);
+  return {entry.config.text, entry.launch.grid_z};
+}
+
+TEST(GemmDecodeShortSplitsTest, PlannedWhereMeasured) {
+  // 4096 x 4096: 32 k-tiles of 128 columns in 8 splits of 4 -> 4 of 8.
+  for (const char* spec : {kFp16, kBf16}) {
+    EXPECT_EQ(Planned(spec, 4096, 4096, 2),
+              std::make_pair(
+                  std::string("tile=32x64x128,warps=1x4,stages=4,mma=wgmma"),
+                  int64_t{4}))
+        << spec;
+    EXPECT_EQ(Planned(spec, 4096, 4096, 3),
+              std::make_pair(
+                  std::string("tile=64x64x128,warps=1x4,stages=4,mma=wgmma"),
+                  int64_t{4}))
+        << spec;
+  }
+  // Odd splits (6144 x 4096 in 5), long ones (4096 x 14336, 8192 x 8192)
+  // and 8-bit weights keep the 128-row tile.
+  EXPECT_EQ(Planned(kFp16, 6144, 4096, 3),
+            std::make_pair(
+                std::string("tile=64x128x128,warps=1x8,stages=4,mma=wgmma"),
+                int64_t{5}));
+  EXPECT_EQ(Planned(kFp16, 4096, 14336, 3),
+            std::make_pair(
+                std::string("tile=64x128x128,warps=1x8,stages=4,mma=wgmma"),
+                int64_t{8}));
+  EXPECT_EQ(Planned(kFp16, 8192, 8192, 3),
+            std::make_pair(
+                std::string("tile=64x128x128,warps=1x8,stages=4,mma=wgmma"),
+                int64_t{4}));
+  EXPECT_EQ(Planned(kUint8, 4096, 4096, 2).first,
+            "tile=32x128x128,warps=1x8,stages=4,mma=wgmma");
+}
+
+TEST(GemmDecodeShortSplitsTest, TheRuleHoldsAtItsEdges) {
+  const QuantSpec fp16 = SpecOf(kFp16);
+  const LayerShape layer{4096, 4096};
+  const GemmTileConfig tile64 =
+      TileOf("tile=64x128x128,warps=1x8,stages=4,mma=wgmma");
+  // 8 splits of 4 k-tiles: the half tile in 4.
+  std::optional<SplitTile> half =
+      ShortSplitHalfTile(tile64, 8, fp16, layer, kSmemLimit);
+  ASSERT_TRUE(half.has_value());
+  EXPECT_EQ(FormatGemmTileText(half->tile),
+            "tile=64x64x128,warps=1x4,stages=4,mma=wgmma");
+  EXPECT_EQ(half->splits, 4);
+  // 6 splits of 5-6 k-tiles: too long; 4 splits of 8: too long.
+  EXPECT_FALSE(ShortSplitHalfTile(tile64, 6, fp16, layer, kSmemLimit));
+  EXPECT_FALSE(ShortSplitHalfTile(tile64, 4, fp16, layer, kSmemLimit));
+  // 16 splits of 2 (even, short): half in 8; odd or fewer than 4: kept.
+  EXPECT_TRUE(ShortSplitHalfTile(tile64, 16, fp16, layer, kSmemLimit));
+  EXPECT_FALSE(ShortSplitHalfTile(tile64, 9, fp16, {4096, 2048}, kSmemLimit));
+  EXPECT_FALSE(ShortSplitHalfTile(tile64, 2, fp16, {4096, 1024}, kSmemLimit));
+  // Not at 8 or 16 tokens, nor on other tiles, nor for 8-bit weights.
+  EXPECT_FALSE(
+      ShortSplitHalfTile(TileOf("tile=16x128x128,warps=1x8,stages=4,mma=wgmma"),
+                         8, fp16, layer, kSmemLimit));
+  EXPECT_FALSE(ShortSplitHalfTile(
+      TileOf("tile=64x128x128,warps=1x8,stages=4,mma=wgmma,blocks=3"), 8, fp16,
+      layer, kSmemLimit));
+  EXPECT_FALSE(ShortSplitHalfTile(
+      TileOf("tile=64x128x64,warps=1x8,stages=6,mma=wgmma,scales=pre"), 8, fp16,
+      layer, kSmemLimit));
+  EXPECT_FALSE(
+      ShortSplitHalfTile(tile64, 8, SpecOf(kUint8), layer, kSmemLimit));
+  // A shared-memory limit the half tile does not fit.
+  EXPECT_FALSE(ShortSplitHalfTile(tile64, 8, fp16, layer, 16 * 1024));
+}
+
+}  // namespace
+}  // namespace hummingd
