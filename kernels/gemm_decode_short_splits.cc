@@ -11,16 +11,19 @@ namespace hummingd {
 // splits of at most 4 k-tiles spends most of its launch after its loop (the
 // timeline probe on 4096 x 4096 at M = 64, 8 splits of 4: accumulators
 // final at 14.1 µs median, split-K arrivals 16.1 median and 20.0 at p90, the
-// last output at 20.5, against a loop from 10.8 to 13.3), writing and
+// last output at 21.0, against a loop from 10.8 to 13.3), writing and
 // summing 8 MB of partials beside 8 MB of weights. The 64-row half tile in
 // half the splits, same block count, two per SM: 4096 x 4096 64x64x128 s4
 // in 4 splits at M = 64 9.80 µs against 11.79 / 11.85 (fp16), 9.74 against
 // 11.41 (bf16); 32x64x128 s4 in 4 splits at M = 32 7.46 against 8.12 /
 // 8.15. It tied or lost where the splits are long (4096 x 14336, 14 k-tiles:
-// 21.10 against 21.11; 8192 x 8192, 16: 23.36 against 21.35) or the split
-// count is odd (6144 x 4096 in 5: 64x64x128 in 3 splits 17.99 against
-// 13.37, its blocks past two per SM). Measured with 4-bit weights and group
-// scales; wider weights keep their tiles.
+// 21.10 against 21.11; 8192 x 8192, 16: 23.36 against 21.35), and an odd
+// split count cannot keep the block count (6144 x 4096 in 5: 64x64x128 in 3
+// splits 17.99 against 13.37, its blocks past two per SM). Measured on
+// 128-column k-tiles (the 256-column half tiles lost: 4096 x 4096 at 64
+// tokens 14.08, at 32 10.55) with uint4 in groups of 128 and 16-bit scales;
+// other 4-bit specs with coarse or group-rule scales take it unmeasured, as
+// the other decode rules take them; wider weights keep their tiles.
 std::optional<SplitTile> ShortSplitHalfTile(const GemmTileConfig& tile,
                                             int64_t splits,
                                             const QuantSpec& spec,
@@ -30,9 +33,11 @@ std::optional<SplitTile> ShortSplitHalfTile(const GemmTileConfig& tile,
       tile.mma == GemmMma::kWgmma && tile.block_n == 128 && tile.warps_m == 1 &&
       tile.warps_n == 8 && tile.warp_split_k == 1 && !tile.prescaled_scales &&
       !tile.k_major_scales && !tile.bulk_weights && tile.blocks_per_sm == 0;
+  // An even split count halves into the same number of blocks.
   if ((tile.block_m != 32 && tile.block_m != 64) || spec.weight.bits > 4 ||
-      !plain_two_warpgroup_tile || splits < 4 || splits % 2 != 0 ||
-      tile.block_k <= 0 || shape.k % tile.block_k != 0) {
+      HasUnmeasuredFineScales(spec) || !plain_two_warpgroup_tile ||
+      splits < 4 || splits % 2 != 0 || tile.block_k != 128 ||
+      shape.k % tile.block_k != 0) {
     return std::nullopt;
   }
   const int64_t k_tiles = shape.k / tile.block_k;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "absl/status/statusor.h"
 #include "gtest/gtest.h"
@@ -59,8 +60,9 @@ TEST(GemmDecodeShortSplitsTest, PlannedWhereMeasured) {
                   int64_t{4}))
         << spec;
   }
-  // Odd splits (6144 x 4096 in 5), long ones (4096 x 14336, 8192 x 8192)
-  // and 8-bit weights keep the 128-row tile.
+  // Long splits (6144 x 4096: 5 of 6.4 k-tiles; 4096 x 14336, 8192 x 8192)
+  // and 8-bit weights keep the 128-row tile, and 256-column k-tiles keep
+  // theirs (8192 x 4096 at 32 tokens: 4 splits of 4).
   EXPECT_EQ(Planned(kFp16, 6144, 4096, 3),
             std::make_pair(
                 std::string("tile=64x128x128,warps=1x8,stages=4,mma=wgmma"),
@@ -75,6 +77,10 @@ TEST(GemmDecodeShortSplitsTest, PlannedWhereMeasured) {
                 int64_t{4}));
   EXPECT_EQ(Planned(kUint8, 4096, 4096, 2).first,
             "tile=32x128x128,warps=1x8,stages=4,mma=wgmma");
+  EXPECT_EQ(Planned(kFp16, 8192, 4096, 2),
+            std::make_pair(
+                std::string("tile=32x128x256,warps=1x8,stages=3,mma=wgmma"),
+                int64_t{4}));
 }
 
 TEST(GemmDecodeShortSplitsTest, TheRuleHoldsAtItsEdges) {
@@ -96,7 +102,8 @@ TEST(GemmDecodeShortSplitsTest, TheRuleHoldsAtItsEdges) {
   EXPECT_TRUE(ShortSplitHalfTile(tile64, 16, fp16, layer, kSmemLimit));
   EXPECT_FALSE(ShortSplitHalfTile(tile64, 9, fp16, {4096, 2048}, kSmemLimit));
   EXPECT_FALSE(ShortSplitHalfTile(tile64, 2, fp16, {4096, 1024}, kSmemLimit));
-  // Not at 8 or 16 tokens, nor on other tiles, nor for 8-bit weights.
+  // Not at 16 tokens, nor on other tiles (launch bounds, pre-scaled,
+  // 256-column k-tiles), nor for 8-bit weights.
   EXPECT_FALSE(
       ShortSplitHalfTile(TileOf("tile=16x128x128,warps=1x8,stages=4,mma=wgmma"),
                          8, fp16, layer, kSmemLimit));
@@ -104,8 +111,11 @@ TEST(GemmDecodeShortSplitsTest, TheRuleHoldsAtItsEdges) {
       TileOf("tile=64x128x128,warps=1x8,stages=4,mma=wgmma,blocks=3"), 8, fp16,
       layer, kSmemLimit));
   EXPECT_FALSE(ShortSplitHalfTile(
-      TileOf("tile=64x128x64,warps=1x8,stages=6,mma=wgmma,scales=pre"), 8, fp16,
-      layer, kSmemLimit));
+      TileOf("tile=64x128x128,warps=1x8,stages=4,mma=wgmma,scales=pre"), 8,
+      fp16, layer, kSmemLimit));
+  EXPECT_FALSE(
+      ShortSplitHalfTile(TileOf("tile=32x128x256,warps=1x8,stages=3,mma=wgmma"),
+                         4, fp16, layer, kSmemLimit));
   EXPECT_FALSE(
       ShortSplitHalfTile(tile64, 8, SpecOf(kUint8), layer, kSmemLimit));
   // A shared-memory limit the half tile does not fit.
