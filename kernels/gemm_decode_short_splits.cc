@@ -6,15 +6,15 @@
 
 namespace hummingd {
 
-// Planner v44, v45 (128-column k-tiles only; bench/decode-notes.md v87, sweep
-// cq, bench/results/ tile-sweep-cq.md): the 128-row two-warpgroup tile at 32
-// and 64 tokens in splits of at most 4 k-tiles spends most of its launch after
-// its loop (the timeline probe on 4096 x 4096 at M = 64, 8 splits of 4:
-// accumulators final at 14.1 µs median, split-K arrivals 16.1 median and 20.0
-// at p90, the last output at 21.0, against a loop from 10.8 to 13.3), writing
-// and summing 8 MB of partials beside 8 MB of weights. The 64-row half tile in
-// half the splits, same block count, two per SM: 4096 x 4096 64x64x128 s4
-// in 4 splits at M = 64 9.80 µs against 11.79 / 11.85 (fp16), 9.74 against
+// Planner v44, v45 (128-column k-tiles only; bench/decode-notes.md v87,
+// sweep cq in bench/results/tile-sweep-cq.md): the 128-row two-warpgroup
+// tile at 32 and 64 tokens in splits of at most 4 k-tiles spends most of its
+// launch after its loop (the timeline probe on 4096 x 4096 at M = 64, 8 splits
+// of 4: accumulators final at 14.1 µs median, split-K arrivals 16.1 median
+// and 20.0 at p90, the last output at 21.0, against a loop from 10.8 to 13.3),
+// writing and summing 8 MB of partials beside 8 MB of weights. The 64-row half
+// tile in half the splits, same block count, two per SM: 4096 x 4096 64x64x128
+// s4 in 4 splits at M = 64 9.80 µs against 11.79 / 11.85 (fp16), 9.74 against
 // 11.41 (bf16); 32x64x128 s4 in 4 splits at M = 32 7.46 against 8.12 /
 // 8.15. It tied or lost where the splits are long (4096 x 14336, 14 k-tiles:
 // 21.10 against 21.11; 8192 x 8192, 16: 23.36 against 21.35), and an odd
