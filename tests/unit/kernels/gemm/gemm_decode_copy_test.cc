@@ -25,6 +25,7 @@ namespace {
 
 using testing::DecodeRangeEntry;
 using testing::GemmRequest;
+using testing::SpecOf;
 
 constexpr char kFp16[] = "weight=uint4,group=128,scale=fp16";
 constexpr char kBf16[] = "weight=uint4,group=128,scale=bf16,act=bf16,out=bf16";
@@ -36,10 +37,6 @@ constexpr char kHalfTile[] =
     "tile=8x64x256,warps=1x4,stages=4,mma=wgmma,blocks=4";
 constexpr char kBulkHalfTile[] =
     "tile=8x64x256,warps=1x4,stages=4,mma=wgmma,copy=bulk,blocks=4";
-
-QuantSpec SpecOf(const char* text) {
-  return Canonicalize(*ParseSpecText(text));
-}
 
 TEST(GemmDecodeCopyTest, WarpRunTextRoundTripsInItsPlaceAndValidates) {
   for (const std::string& text :

@@ -22,14 +22,11 @@ namespace {
 
 using testing::DecodeRangeEntry;
 using testing::GemmRequest;
+using testing::SpecOf;
 
-constexpr char kFp16[] = "weight=uint4,group=128,scale=fp16";
-constexpr char kBf16[] = "weight=uint4,group=128,scale=bf16,act=bf16,out=bf16";
+constexpr const char* kFp16 = testing::kUint4Fp16;
+constexpr const char* kBf16 = testing::kUint4Bf16;
 constexpr char kUint8[] = "weight=uint8,group=128,scale=fp16";
-
-QuantSpec SpecOf(const char* text) {
-  return Canonicalize(*ParseSpecText(text));
-}
 
 GemmTileConfig TileOf(const char* text) { return *ParseGemmTileText(text); }
 

@@ -16,6 +16,17 @@
 
 namespace hummingd::testing {
 
+// Issue 5's W4A16 specs (uint4 in groups of 128) with fp16 and bf16
+// activations.
+inline constexpr char kUint4Fp16[] = "weight=uint4,group=128,scale=fp16";
+inline constexpr char kUint4Bf16[] =
+    "weight=uint4,group=128,scale=bf16,act=bf16,out=bf16";
+
+// The canonical spec of a test's spec text (known to parse).
+inline QuantSpec SpecOf(const char* text) {
+  return Canonicalize(*ParseSpecText(text));
+}
+
 inline KernelRequest GemmRequest(const char* spec_text, int64_t n, int64_t k,
                                  const char* arch = "sm_90a", int sm_count = 0,
                                  uint32_t launch_abi = kCurrentLaunchAbi) {
