@@ -278,15 +278,6 @@ constexpr PackedTileRule kFourPerSm8Tokens = {8, 4, kFourBlocksSharedBytes, 8};
 constexpr PackedTileRule kThreePerSm16Tokens = {16, 3, kThreeBlocksSharedBytes,
                                                 12};
 
-// Whether `tile` fits `shared_budget` per block (and the GPU's limit) and
-// is a legal tile of the layer.
-bool FitsAndValidates(const GemmTileConfig& tile, int shared_budget,
-                      const QuantSpec& spec, const LayerShape& shape,
-                      int smem_limit) {
-  return tile.SharedBytes(spec) <= std::min(shared_budget, smem_limit) &&
-         ValidateGemmTile(tile, shape.n, shape.k).ok();
-}
-
 // The 128-row, two-warpgroup decode tile of the packed and wide k-tile
 // rules for weights with scale entries >= 128 columns along K or in groups
 // of 32 and 64 (HasGroupRulesFineScales), or nullopt
@@ -397,32 +388,19 @@ int WideBlockK(const QuantSpec& spec) {
   return 0;
 }
 
-// The 64-row, one-warpgroup half of a 128-row tile (same tokens, k-tile
-// and stages), `blocks_per_sm` per SM: the same warps per SM in blocks that
-// each wait at their barrier for four warps instead of eight, and a grid of
-// twice the blocks over twice the slots. Planned where it was measured: 4-bit
-// weights at 8 tokens in splits of under 8 k-tiles (decode-notes v73, sweeps
-// bn and bo, bench/results/tile-sweep-bo-*.json): 4096 x 14336, 8 splits of 7
-// k-tiles, 8x64x256 s4 four per SM against the 128-row tile two per SM, M =
-// 1 / 2 / 4 / 8: fp16 9.67 / 9.72 / 9.80 / 9.91 µs against 9.88 / 9.93 / 9.99
-// / 10.04, bf16 9.94 / 9.99 / 10.07 / 10.13 against 10.21 / 10.27 / 10.39 /
-// 10.39. Its neighbours lost: 7 splits (fp16 9.81-10.10, bf16 10.66-10.91),
-// three stages (fp16 10.30-10.50, bf16 10.37-10.61), three per SM in 6
-// splits (M = 1 / 8: fp16 9.89 / 10.05, bf16 10.08 / 10.26), two per SM in
-// 4 or 8 splits of 4 or 6 stages (fp16 10.17-13.64, bf16 10.39-14.27).
-std::optional<GemmTileConfig> OneWarpgroupHalfTile(
-    const GemmTileConfig& tile, int blocks_per_sm, int shared_budget,
-    const QuantSpec& spec, const LayerShape& shape, int smem_limit) {
-  GemmTileConfig half = tile;
-  half.block_n = tile.block_n / 2;
-  half.warps_n = tile.warps_n / 2;
-  half.blocks_per_sm = blocks_per_sm;
-  if (half.warps_n != 4 ||
-      !FitsAndValidates(half, shared_budget, spec, shape, smem_limit)) {
-    return std::nullopt;
-  }
-  return half;
-}
+// OneWarpgroupHalfTile (gemm_decode_rules.h) at 8 tokens, four per SM: the
+// same warps per SM in blocks that each wait at their barrier for four warps
+// instead of eight, and a grid of twice the blocks over twice the slots.
+// Planned where it was measured: 4-bit weights at 8 tokens in splits of under 8
+// k-tiles (decode-notes v73, sweeps bn and bo,
+// bench/results/tile-sweep-bo-*.json): 4096 x 14336, 8 splits of 7 k-tiles,
+// 8x64x256 s4 four per SM against the 128-row tile two per SM, M = 1 / 2 / 4 /
+// 8: fp16 9.67 / 9.72 / 9.80 / 9.91 µs against 9.88 / 9.93 / 9.99 / 10.04,
+// bf16 9.94 / 9.99 / 10.07 / 10.13 against 10.21 / 10.27 / 10.39 / 10.39. Its
+// neighbours lost: 7 splits (fp16 9.81-10.10, bf16 10.66-10.91), three stages
+// (fp16 10.30-10.50, bf16 10.37-10.61), three per SM in 6 splits (M = 1 / 8:
+// fp16 9.89 / 10.05, bf16 10.08 / 10.26), two per SM in 4 or 8 splits of 4 or 6
+// stages (fp16 10.17-13.64, bf16 10.39-14.27).
 
 // Long splits: since the 8-token k-loop runs on mma.sync (decode-notes
 // v41), longer splits win too at 8 tokens (planner v16, bench/results/

@@ -5,7 +5,11 @@
 // planned with at one to four blocks per SM, and the spec classes their
 // measurements distinguish.
 
+#include <algorithm>
+#include <optional>
+
 #include "kernels/gemm_config.h"
+#include "kernels/layer_shape.h"
 #include "kernels/quant_spec.h"
 
 namespace hummingd {
@@ -55,6 +59,35 @@ inline bool HasUnmeasuredFineScales(const QuantSpec& spec) {
 // PlanWgmmaDecode; planners v35, v36).
 inline bool HasGroupsOf32(const QuantSpec& spec) {
   return HasGroupRulesFineScales(spec) && spec.group_size == 32;
+}
+
+// Whether `tile` fits `shared_budget` per block (and the GPU's limit) and
+// is a legal tile of the layer.
+inline bool FitsAndValidates(const GemmTileConfig& tile, int shared_budget,
+                             const QuantSpec& spec, const LayerShape& shape,
+                             int smem_limit) {
+  return tile.SharedBytes(spec) <= std::min(shared_budget, smem_limit) &&
+         ValidateGemmTile(tile, shape.n, shape.k).ok();
+}
+
+// The 64-row, one-warpgroup half of a 128-row two-warpgroup tile (same
+// tokens, k-tile and stages) with launch bounds for `blocks_per_sm` (0: the
+// default count), or nothing where it does not fit `shared_budget` or the
+// layer. Planned at 8 tokens four per SM (gemm_decode_plan.cc,
+// LongSplitTileCandidate) and at 32 and 64 tokens in half the splits
+// (gemm_decode_short_splits.cc).
+inline std::optional<GemmTileConfig> OneWarpgroupHalfTile(
+    const GemmTileConfig& tile, int blocks_per_sm, int shared_budget,
+    const QuantSpec& spec, const LayerShape& shape, int smem_limit) {
+  GemmTileConfig half = tile;
+  half.block_n = tile.block_n / 2;
+  half.warps_n = tile.warps_n / 2;
+  half.blocks_per_sm = blocks_per_sm;
+  if (half.warps_n != 4 ||
+      !FitsAndValidates(half, shared_budget, spec, shape, smem_limit)) {
+    return std::nullopt;
+  }
+  return half;
 }
 
 }  // namespace hummingd

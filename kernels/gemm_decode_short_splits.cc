@@ -1,7 +1,5 @@
 #include "kernels/gemm_decode_short_splits.h"
 
-#include <algorithm>
-
 #include "kernels/gemm_decode_rules.h"
 
 namespace hummingd {
@@ -42,15 +40,11 @@ std::optional<SplitTile> ShortSplitHalfTile(const GemmTileConfig& tile,
   }
   const int64_t k_tiles = shape.k / tile.block_k;
   if (k_tiles > 4 * splits) return std::nullopt;
-  SplitTile half{tile, splits / 2};
-  half.tile.block_n = 64;
-  half.tile.warps_n = 4;
-  if (half.tile.SharedBytes(spec) >
-          std::min(kTwoBlocksSharedBytes, smem_limit) ||
-      !ValidateGemmTile(half.tile, shape.n, shape.k).ok()) {
-    return std::nullopt;
-  }
-  return half;
+  std::optional<GemmTileConfig> half =
+      OneWarpgroupHalfTile(tile, /*blocks_per_sm=*/0, kTwoBlocksSharedBytes,
+                           spec, shape, smem_limit);
+  if (!half.has_value()) return std::nullopt;
+  return SplitTile{*half, splits / 2};
 }
 
 }  // namespace hummingd

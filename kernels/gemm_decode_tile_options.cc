@@ -32,7 +32,7 @@ bool IsKSplit32RowTile(const GemmTileConfig& tile) {
 }
 
 // The 64-row, one-warpgroup half tile at 8 tokens, four per SM
-// (OneWarpgroupHalfTile in gemm_decode_plan.cc, planner v34).
+// (OneWarpgroupHalfTile in gemm_decode_rules.h, planner v34).
 bool IsHalfTileFourPerSm(const GemmTileConfig& tile) {
   return tile.block_m == 8 && tile.block_n == 64 && tile.block_k == 256 &&
          tile.warps_n == 4 && tile.stages == 4 && tile.blocks_per_sm == 4 &&
