@@ -659,6 +659,12 @@ absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
             chosen.tile, chosen.splits, spec, shape, smem_limit)) {
       chosen.tile = half->tile;
       chosen.splits = half->splits;
+    } else if (std::optional<SplitTile> three_per_sm =
+                   ThreePerSmHalfTile(chosen.tile, chosen.splits, spec, shape,
+                                      sm_count, smem_limit)) {
+      // 6144 x 4096 at 16 and 32 tokens (planner v46).
+      chosen.tile = three_per_sm->tile;
+      chosen.splits = three_per_sm->splits;
     }
     // Only a client that passes the k-major copy as GemmArgs::scales can
     // launch it.

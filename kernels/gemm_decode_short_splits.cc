@@ -1,5 +1,7 @@
 #include "kernels/gemm_decode_short_splits.h"
 
+#include <algorithm>
+
 #include "kernels/gemm_decode_rules.h"
 
 namespace hummingd {
@@ -45,6 +47,67 @@ std::optional<SplitTile> ShortSplitHalfTile(const GemmTileConfig& tile,
                            spec, shape, smem_limit);
   if (!half.has_value()) return std::nullopt;
   return SplitTile{*half, splits / 2};
+}
+
+// Planner v46 (bench/decode-notes.md v88; sweeps cq and cr,
+// bench/results/tile-sweep-cq.md and tile-sweep-cr-eab4263.json, and sweep
+// cs): on 6144 x 4096 (48 128-row blocks, 32 k-tiles of 128 columns)
+// - at 16 tokens the three-per-SM tile 16x128x128 s4 in 8 splits (384
+//   blocks) ran 7.57 / 7.56 / 7.69 µs (fp16) and 7.69 / 7.71 (bf16); its
+//   half with 256-column k-tiles, 16x64x256 s4 three per SM in 4 splits
+//   (the same 384 blocks, each 4 k-tiles of the same bytes), 6.71 / 6.72 /
+//   6.75 (fp16) and 7.04 (bf16). Four per SM lost (16x64x256 s3: 7.58,
+//   bf16 7.69; 16x64x128 in 5 splits: 7.01);
+// - at 32 tokens the two-per-SM tile 32x128x128 s4 in 5 splits (240 blocks)
+//   ran 9.24-9.44 (fp16), 9.44-9.52 (bf16); 32x64x128 s4 three per SM in 4
+//   splits (384 blocks) 8.76, four per SM in 5 splits 8.96 / 9.39.
+// The 16-token half tile lost where other tiles are planned (4096 x 4096,
+// 4096 x 14336, 8192 x 8192; sweep cr), so the rule takes only these two
+// tiles, with 4-bit weights and the scales the other decode rules take.
+std::optional<SplitTile> ThreePerSmHalfTile(const GemmTileConfig& tile,
+                                            int64_t splits,
+                                            const QuantSpec& spec,
+                                            const LayerShape& shape,
+                                            int sm_count, int smem_limit) {
+  const bool two_warpgroup_tile =
+      tile.mma == GemmMma::kWgmma && tile.block_n == 128 &&
+      tile.block_k == 128 && tile.stages == 4 && tile.warps_m == 1 &&
+      tile.warps_n == 8 && tile.warp_split_k == 1 && !tile.prescaled_scales &&
+      !tile.k_major_scales && !tile.bulk_weights && tile.early_tiles == 0;
+  if (spec.weight.bits > 4 || HasUnmeasuredFineScales(spec) ||
+      !two_warpgroup_tile || shape.k % 256 != 0 || shape.n % 128 != 0) {
+    return std::nullopt;
+  }
+  const int64_t three_per_sm = int64_t{3} * sm_count;
+  const int64_t k_tiles = shape.k / tile.block_k;
+  const int64_t half_n_blocks = shape.n / 64;
+  if (tile.block_m == 16 && tile.blocks_per_sm == 3 && splits >= 2 &&
+      splits % 2 == 0 && k_tiles <= 4 * splits) {
+    // The same blocks, each over twice the columns of half the rows.
+    GemmTileConfig wide_k = tile;
+    wide_k.block_k = 256;
+    std::optional<GemmTileConfig> half =
+        OneWarpgroupHalfTile(wide_k, /*blocks_per_sm=*/3,
+                             kThreeBlocksSharedBytes, spec, shape, smem_limit);
+    if (!half.has_value()) return std::nullopt;
+    return SplitTile{*half, splits / 2};
+  }
+  if (tile.block_m == 32 && tile.blocks_per_sm == 0 && splits >= 3 &&
+      splits % 2 != 0) {
+    // As many splits of at least 4 k-tiles as three per SM hold, where they
+    // need the third block slot.
+    const int64_t half_splits =
+        std::min(three_per_sm / half_n_blocks, k_tiles / 4);
+    const bool needs_third_slot =
+        half_n_blocks * half_splits > int64_t{2} * sm_count;
+    if (half_splits < 2 || !needs_third_slot) return std::nullopt;
+    std::optional<GemmTileConfig> half =
+        OneWarpgroupHalfTile(tile, /*blocks_per_sm=*/3, kThreeBlocksSharedBytes,
+                             spec, shape, smem_limit);
+    if (!half.has_value()) return std::nullopt;
+    return SplitTile{*half, half_splits};
+  }
+  return std::nullopt;
 }
 
 }  // namespace hummingd

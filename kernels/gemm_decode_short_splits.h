@@ -1,11 +1,11 @@
 #pragma once
 
-// The Hopper decode planner's rule for 32- and 64-token tiles whose splits
-// are short (gemm_decode_plan.cc calls it once a range's tile and split are
-// chosen): there the split-K partials, tokens x N fp32 values per split,
-// weigh as much as the weights, and the 64-row one-warpgroup half of the
-// 128-row tile in half the splits keeps the grid's blocks while writing and
-// summing half the partials.
+// The Hopper decode planner's rules for 16- to 64-token tiles whose splits
+// are short (gemm_decode_plan.cc calls them once a range's tile and split
+// are chosen): there the split-K partials, tokens x N fp32 values per
+// split, weigh as much as the weights, and the 64-row one-warpgroup half of
+// the 128-row tile in fewer splits fills the same or more block slots while
+// writing and summing half the partials per block.
 
 #include <cstdint>
 #include <optional>
@@ -29,5 +29,17 @@ std::optional<SplitTile> ShortSplitHalfTile(const GemmTileConfig& tile,
                                             const QuantSpec& spec,
                                             const LayerShape& shape,
                                             int smem_limit);
+
+// Planner v46: the 128-row tiles of 128-column k-tiles that 6144 x 4096
+// runs at 16 tokens (three per SM, an even split count) and 32 tokens (two
+// per SM, an odd split count, which ShortSplitHalfTile leaves) give way to
+// their 64-row halves three per SM, which write half the partials per
+// block. Nothing where the rule does not apply or the half tile does not
+// fit three per SM. Any client can launch it (a plain wgmma tile).
+std::optional<SplitTile> ThreePerSmHalfTile(const GemmTileConfig& tile,
+                                            int64_t splits,
+                                            const QuantSpec& spec,
+                                            const LayerShape& shape,
+                                            int sm_count, int smem_limit);
 
 }  // namespace hummingd

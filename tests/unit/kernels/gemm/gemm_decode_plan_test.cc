@@ -191,15 +191,15 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
        {8, 8, 8, 8}},
       // 8 tokens: k-split warps over 32-row blocks (192, unsplit; planner
       // v19); 16 and 32 tokens: splits of 3.2 256-column k-tiles are too
-      // short.
+      // short; 64-row blocks three per SM (planner v46).
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
        6144,
        4096,
        {"tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4,early=1",
-        "tile=16x128x128,warps=1x8,stages=4,mma=wgmma,blocks=3",
-        "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
+        "tile=16x64x256,warps=1x4,stages=4,mma=wgmma,blocks=3",
+        "tile=32x64x128,warps=1x4,stages=4,mma=wgmma,blocks=3",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
-       {1, 8, 5, 5}},
+       {1, 4, 4, 5}},
       // 224 128-row blocks need no split up to 32 tokens (256-column
       // k-tiles).
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",

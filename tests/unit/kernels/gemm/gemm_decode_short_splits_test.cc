@@ -119,5 +119,86 @@ TEST(GemmDecodeShortSplitsTest, TheRuleHoldsAtItsEdges) {
   EXPECT_FALSE(ShortSplitHalfTile(tile64, 8, fp16, layer, 16 * 1024));
 }
 
+// Planner v46: 6144 x 4096 at 16 tokens (three per SM, 8 splits) and at 32
+// tokens (two per SM, 5 splits) takes the 64-row halves three per SM.
+TEST(GemmDecodeShortSplitsTest, ThreePerSmHalvesPlannedWhereMeasured) {
+  for (const char* spec : {kFp16, kBf16}) {
+    EXPECT_EQ(Planned(spec, 6144, 4096, 1),
+              std::make_pair(std::string("tile=16x64x256,warps=1x4,stages=4,"
+                                         "mma=wgmma,blocks=3"),
+                             int64_t{4}))
+        << spec;
+    EXPECT_EQ(Planned(spec, 6144, 4096, 2),
+              std::make_pair(std::string("tile=32x64x128,warps=1x4,stages=4,"
+                                         "mma=wgmma,blocks=3"),
+                             int64_t{4}))
+        << spec;
+  }
+  // The layers whose 16-token half tile lost in sweep cr keep their tiles.
+  EXPECT_EQ(Planned(kFp16, 4096, 4096, 1).first,
+            "tile=16x32x1024,warps=1x16,stages=4,mma=wgmma,ksplit=8,blocks=1");
+  EXPECT_EQ(Planned(kFp16, 4096, 14336, 1).first,
+            "tile=16x128x256,warps=1x8,stages=4,mma=wgmma,early=1");
+  EXPECT_EQ(Planned(kFp16, 8192, 8192, 1).first,
+            "tile=16x128x256,warps=1x8,stages=4,mma=wgmma,early=1");
+  // 8-bit weights keep their 16- and 32-token tiles.
+  EXPECT_EQ(Planned(kUint8, 6144, 4096, 2).first,
+            "tile=32x128x128,warps=1x8,stages=4,mma=wgmma");
+}
+
+TEST(GemmDecodeShortSplitsTest, ThreePerSmHalvesHoldAtTheirEdges) {
+  const QuantSpec fp16 = SpecOf(kFp16);
+  const LayerShape layer{6144, 4096};
+  const GemmTileConfig packed16 =
+      TileOf("tile=16x128x128,warps=1x8,stages=4,mma=wgmma,blocks=3");
+  const GemmTileConfig plain32 =
+      TileOf("tile=32x128x128,warps=1x8,stages=4,mma=wgmma");
+  // 16 tokens: an even split count halves, with 256-column k-tiles.
+  std::optional<SplitTile> half16 =
+      ThreePerSmHalfTile(packed16, 8, fp16, layer, 132, kSmemLimit);
+  ASSERT_TRUE(half16.has_value());
+  EXPECT_EQ(FormatGemmTileText(half16->tile),
+            "tile=16x64x256,warps=1x4,stages=4,mma=wgmma,blocks=3");
+  EXPECT_EQ(half16->splits, 4);
+  // Odd, or splits of more than 4 k-tiles: kept.
+  EXPECT_FALSE(ThreePerSmHalfTile(packed16, 7, fp16, layer, 132, kSmemLimit));
+  EXPECT_FALSE(ThreePerSmHalfTile(packed16, 6, fp16, layer, 132, kSmemLimit));
+  // Not the two-per-SM 16-token tile, nor K that 256 does not divide.
+  EXPECT_FALSE(
+      ThreePerSmHalfTile(TileOf("tile=16x128x128,warps=1x8,stages=4,mma=wgmma"),
+                         8, fp16, layer, 132, kSmemLimit));
+  EXPECT_FALSE(
+      ThreePerSmHalfTile(packed16, 8, fp16, {6144, 3968}, 132, kSmemLimit));
+  // 32 tokens: an odd split count -> as many splits of >= 4 k-tiles as
+  // three per SM hold (396 / 96 = 4).
+  std::optional<SplitTile> half32 =
+      ThreePerSmHalfTile(plain32, 5, fp16, layer, 132, kSmemLimit);
+  ASSERT_TRUE(half32.has_value());
+  EXPECT_EQ(FormatGemmTileText(half32->tile),
+            "tile=32x64x128,warps=1x4,stages=4,mma=wgmma,blocks=3");
+  EXPECT_EQ(half32->splits, 4);
+  // Even counts are ShortSplitHalfTile's (or kept); where two per SM hold
+  // the half tile's splits (fewer SMs' worth of n-blocks), nothing.
+  EXPECT_FALSE(ThreePerSmHalfTile(plain32, 4, fp16, layer, 132, kSmemLimit));
+  EXPECT_FALSE(
+      ThreePerSmHalfTile(plain32, 5, fp16, {2048, 4096}, 132, kSmemLimit));
+  // Three per SM but splits shorter than 4 k-tiles: none of 2 or more.
+  EXPECT_FALSE(
+      ThreePerSmHalfTile(plain32, 3, fp16, {6144, 512}, 132, kSmemLimit));
+  // Other tiles, wider weights, a shared-memory limit it does not fit.
+  EXPECT_FALSE(
+      ThreePerSmHalfTile(TileOf("tile=32x128x256,warps=1x8,stages=3,mma=wgmma"),
+                         5, fp16, layer, 132, kSmemLimit));
+  EXPECT_FALSE(
+      ThreePerSmHalfTile(TileOf("tile=64x128x128,warps=1x8,stages=4,mma=wgmma"),
+                         5, fp16, layer, 132, kSmemLimit));
+  EXPECT_FALSE(
+      ThreePerSmHalfTile(plain32, 5, SpecOf(kUint8), layer, 132, kSmemLimit));
+  EXPECT_FALSE(
+      ThreePerSmHalfTile(packed16, 8, SpecOf(kUint8), layer, 132, kSmemLimit));
+  EXPECT_FALSE(ThreePerSmHalfTile(plain32, 5, fp16, layer, 132, 16 * 1024));
+  EXPECT_FALSE(ThreePerSmHalfTile(packed16, 8, fp16, layer, 132, 16 * 1024));
+}
+
 }  // namespace
 }  // namespace hummingd
