@@ -95,12 +95,15 @@ std::optional<SplitTile> ThreePerSmHalfTile(const GemmTileConfig& tile,
   if (tile.block_m == 32 && tile.blocks_per_sm == 0 && splits >= 3 &&
       splits % 2 != 0) {
     // As many splits of at least 4 k-tiles as three per SM hold, where they
-    // need the third block slot.
+    // need the third block slot and stay as short as measured (8 k-tiles;
+    // the half tile lost on long splits: ShortSplitHalfTile).
     const int64_t half_splits =
         std::min(three_per_sm / half_n_blocks, k_tiles / 4);
     const bool needs_third_slot =
         half_n_blocks * half_splits > int64_t{2} * sm_count;
-    if (half_splits < 2 || !needs_third_slot) return std::nullopt;
+    if (half_splits < 2 || !needs_third_slot || k_tiles > 8 * half_splits) {
+      return std::nullopt;
+    }
     std::optional<GemmTileConfig> half =
         OneWarpgroupHalfTile(tile, /*blocks_per_sm=*/3, kThreeBlocksSharedBytes,
                              spec, shape, smem_limit);

@@ -182,6 +182,11 @@ TEST(GemmDecodeShortSplitsTest, ThreePerSmHalvesHoldAtTheirEdges) {
   EXPECT_FALSE(ThreePerSmHalfTile(plain32, 4, fp16, layer, 132, kSmemLimit));
   EXPECT_FALSE(
       ThreePerSmHalfTile(plain32, 5, fp16, {2048, 4096}, 132, kSmemLimit));
+  // Splits longer than 8 k-tiles (3584 x 18944: 7 splits of 21): kept.
+  EXPECT_FALSE(
+      ThreePerSmHalfTile(plain32, 5, fp16, {3584, 18944}, 132, kSmemLimit));
+  EXPECT_TRUE(
+      ThreePerSmHalfTile(plain32, 5, fp16, {3584, 3584}, 132, kSmemLimit));
   // Three per SM but splits shorter than 4 k-tiles: none of 2 or more.
   EXPECT_FALSE(
       ThreePerSmHalfTile(plain32, 3, fp16, {6144, 512}, 132, kSmemLimit));
