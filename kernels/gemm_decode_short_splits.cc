@@ -49,9 +49,10 @@ std::optional<SplitTile> ShortSplitHalfTile(const GemmTileConfig& tile,
   return SplitTile{*half, splits / 2};
 }
 
-// Planner v46 (bench/decode-notes.md v88; sweeps cq and cr,
+// Planner v46, v47 (bench/decode-notes.md v88; sweeps cq and cr,
 // bench/results/tile-sweep-cq.md and tile-sweep-cr-eab4263.json, and sweep
-// cs): on 6144 x 4096 (48 128-row blocks, 32 k-tiles of 128 columns)
+// cs, tile-sweep-cs-2f06944.md): on 6144 x 4096 (48 128-row blocks, 32
+// k-tiles of 128 columns)
 // - at 16 tokens the three-per-SM tile 16x128x128 s4 in 8 splits (384
 //   blocks) ran 7.57 / 7.56 / 7.69 µs (fp16) and 7.69 / 7.71 (bf16); its
 //   half with 256-column k-tiles, 16x64x256 s4 three per SM in 4 splits
@@ -61,6 +62,10 @@ std::optional<SplitTile> ShortSplitHalfTile(const GemmTileConfig& tile,
 // - at 32 tokens the two-per-SM tile 32x128x128 s4 in 5 splits (240 blocks)
 //   ran 9.24-9.44 (fp16), 9.44-9.52 (bf16); 32x64x128 s4 three per SM in 4
 //   splits (384 blocks) 8.76, four per SM in 5 splits 8.96 / 9.39.
+// Sweep cs, twice each, v46 against v45: M = 16 fp16 6.73 / 6.70 against
+// 7.57 / 7.54, bf16 7.03 / 7.06 against 7.68 / 7.68; M = 32 fp16 8.75 /
+// 8.73 against 9.28 / 9.26, bf16 8.76 / 8.78 against 9.51 / 9.47 (M = 12
+// and 24 alike); 5120 x 4096 at 16 tokens 6.32 / 6.27 against 7.23 / 7.17.
 // The 16-token half tile lost where other tiles are planned (4096 x 4096,
 // 4096 x 14336, 8192 x 8192; sweep cr), so the rule takes only these two
 // tiles, with 4-bit weights and the scales the other decode rules take.
@@ -95,13 +100,18 @@ std::optional<SplitTile> ThreePerSmHalfTile(const GemmTileConfig& tile,
   if (tile.block_m == 32 && tile.blocks_per_sm == 0 && splits >= 3 &&
       splits % 2 != 0) {
     // As many splits of at least 4 k-tiles as three per SM hold, where they
-    // need the third block slot and stay as short as measured (8 k-tiles;
-    // the half tile lost on long splits: ShortSplitHalfTile).
+    // need the third block slot, stay as short as measured (8 k-tiles; the
+    // half tile lost on long splits: ShortSplitHalfTile) and are fewer than
+    // before: what the half tile saves is partials. In as many splits it
+    // tied (sweep cs: 3584 x 3584, 7 splits of 4 k-tiles, 7.21 / 7.32 µs
+    // against 7.17 / 7.21), in fewer it won (4608 x 3584, 7 -> 5 splits:
+    // 7.55 / 7.56 against 8.09 / 8.01).
     const int64_t half_splits =
         std::min(three_per_sm / half_n_blocks, k_tiles / 4);
     const bool needs_third_slot =
         half_n_blocks * half_splits > int64_t{2} * sm_count;
-    if (half_splits < 2 || !needs_third_slot || k_tiles > 8 * half_splits) {
+    if (half_splits < 2 || half_splits >= splits || !needs_third_slot ||
+        k_tiles > 8 * half_splits) {
       return std::nullopt;
     }
     std::optional<GemmTileConfig> half =

@@ -30,12 +30,13 @@ std::optional<SplitTile> ShortSplitHalfTile(const GemmTileConfig& tile,
                                             const LayerShape& shape,
                                             int smem_limit);
 
-// Planner v46: the 128-row tiles of 128-column k-tiles that 6144 x 4096
-// runs at 16 tokens (three per SM, an even split count) and 32 tokens (two
-// per SM, an odd split count, which ShortSplitHalfTile leaves) give way to
-// their 64-row halves three per SM, which write half the partials per
-// block. Nothing where the rule does not apply or the half tile does not
-// fit three per SM. Any client can launch it (a plain wgmma tile).
+// Planner v46, v47: the 128-row tiles of 128-column k-tiles that 6144 x
+// 4096 runs at 16 tokens (three per SM, an even split count) and 32 tokens
+// (two per SM, an odd split count, which ShortSplitHalfTile leaves) give
+// way to their 64-row halves three per SM in fewer splits, which write half
+// the partials per block and fewer in all. Nothing where the rule does not
+// apply or the half tile does not fit three per SM. Any client can launch it (a
+// plain wgmma tile).
 std::optional<SplitTile> ThreePerSmHalfTile(const GemmTileConfig& tile,
                                             int64_t splits,
                                             const QuantSpec& spec,

@@ -181,12 +181,18 @@ TEST(GemmDecodeShortSplitsTest, ThreePerSmHalvesHoldAtTheirEdges) {
   // the half tile's splits (fewer SMs' worth of n-blocks), nothing.
   EXPECT_FALSE(ThreePerSmHalfTile(plain32, 4, fp16, layer, 132, kSmemLimit));
   EXPECT_FALSE(
-      ThreePerSmHalfTile(plain32, 5, fp16, {2048, 4096}, 132, kSmemLimit));
+      ThreePerSmHalfTile(plain32, 9, fp16, {2048, 4096}, 132, kSmemLimit));
   // Splits longer than 8 k-tiles (3584 x 18944: 7 splits of 21): kept.
   EXPECT_FALSE(
-      ThreePerSmHalfTile(plain32, 5, fp16, {3584, 18944}, 132, kSmemLimit));
-  EXPECT_TRUE(
-      ThreePerSmHalfTile(plain32, 5, fp16, {3584, 3584}, 132, kSmemLimit));
+      ThreePerSmHalfTile(plain32, 9, fp16, {3584, 18944}, 132, kSmemLimit));
+  // No fewer splits than before (3584 x 3584: 7 -> 7, tied in sweep cs);
+  // fewer (4608 x 3584: 7 -> 5).
+  EXPECT_FALSE(
+      ThreePerSmHalfTile(plain32, 7, fp16, {3584, 3584}, 132, kSmemLimit));
+  std::optional<SplitTile> fewer =
+      ThreePerSmHalfTile(plain32, 7, fp16, {4608, 3584}, 132, kSmemLimit);
+  ASSERT_TRUE(fewer.has_value());
+  EXPECT_EQ(fewer->splits, 5);
   // Three per SM but splits shorter than 4 k-tiles: none of 2 or more.
   EXPECT_FALSE(
       ThreePerSmHalfTile(plain32, 3, fp16, {6144, 512}, 132, kSmemLimit));
