@@ -30,6 +30,14 @@ constexpr char kUint8[] = "weight=uint8,group=128,scale=fp16";
 
 GemmTileConfig TileOf(const char* text) { return *ParseGemmTileText(text); }
 
+// `half` is the tile `text` in `splits` splits.
+void ExpectSplitTile(const std::optional<SplitTile>& half, const char* text,
+                     int64_t splits) {
+  ASSERT_TRUE(half.has_value());
+  EXPECT_EQ(FormatGemmTileText(half->tile), text);
+  EXPECT_EQ(half->splits, splits);
+}
+
 constexpr int kSmemLimit = 227 * 1024;
 
 // The plan's text and splits for the top of decode range `range`.
@@ -86,12 +94,8 @@ TEST(GemmDecodeShortSplitsTest, TheRuleHoldsAtItsEdges) {
   const GemmTileConfig tile64 =
       TileOf("tile=64x128x128,warps=1x8,stages=4,mma=wgmma");
   // 8 splits of 4 k-tiles: the half tile in 4.
-  std::optional<SplitTile> half =
-      ShortSplitHalfTile(tile64, 8, fp16, layer, kSmemLimit);
-  ASSERT_TRUE(half.has_value());
-  EXPECT_EQ(FormatGemmTileText(half->tile),
-            "tile=64x64x128,warps=1x4,stages=4,mma=wgmma");
-  EXPECT_EQ(half->splits, 4);
+  ExpectSplitTile(ShortSplitHalfTile(tile64, 8, fp16, layer, kSmemLimit),
+                  "tile=64x64x128,warps=1x4,stages=4,mma=wgmma", 4);
   // 6 splits of 5-6 k-tiles: too long; 4 splits of 8: too long.
   EXPECT_FALSE(ShortSplitHalfTile(tile64, 6, fp16, layer, kSmemLimit));
   EXPECT_FALSE(ShortSplitHalfTile(tile64, 4, fp16, layer, kSmemLimit));
@@ -154,12 +158,8 @@ TEST(GemmDecodeShortSplitsTest, ThreePerSmHalvesHoldAtTheirEdges) {
   const GemmTileConfig plain32 =
       TileOf("tile=32x128x128,warps=1x8,stages=4,mma=wgmma");
   // 16 tokens: an even split count halves, with 256-column k-tiles.
-  std::optional<SplitTile> half16 =
-      ThreePerSmHalfTile(packed16, 8, fp16, layer, 132, kSmemLimit);
-  ASSERT_TRUE(half16.has_value());
-  EXPECT_EQ(FormatGemmTileText(half16->tile),
-            "tile=16x64x256,warps=1x4,stages=4,mma=wgmma,blocks=3");
-  EXPECT_EQ(half16->splits, 4);
+  ExpectSplitTile(ThreePerSmHalfTile(packed16, 8, fp16, layer, 132, kSmemLimit),
+                  "tile=16x64x256,warps=1x4,stages=4,mma=wgmma,blocks=3", 4);
   // Odd, or splits of more than 4 k-tiles: kept.
   EXPECT_FALSE(ThreePerSmHalfTile(packed16, 7, fp16, layer, 132, kSmemLimit));
   EXPECT_FALSE(ThreePerSmHalfTile(packed16, 6, fp16, layer, 132, kSmemLimit));
@@ -171,12 +171,8 @@ TEST(GemmDecodeShortSplitsTest, ThreePerSmHalvesHoldAtTheirEdges) {
       ThreePerSmHalfTile(packed16, 8, fp16, {6144, 3968}, 132, kSmemLimit));
   // 32 tokens: an odd split count -> as many splits of >= 4 k-tiles as
   // three per SM hold (396 / 96 = 4).
-  std::optional<SplitTile> half32 =
-      ThreePerSmHalfTile(plain32, 5, fp16, layer, 132, kSmemLimit);
-  ASSERT_TRUE(half32.has_value());
-  EXPECT_EQ(FormatGemmTileText(half32->tile),
-            "tile=32x64x128,warps=1x4,stages=4,mma=wgmma,blocks=3");
-  EXPECT_EQ(half32->splits, 4);
+  ExpectSplitTile(ThreePerSmHalfTile(plain32, 5, fp16, layer, 132, kSmemLimit),
+                  "tile=32x64x128,warps=1x4,stages=4,mma=wgmma,blocks=3", 4);
   // Even counts are ShortSplitHalfTile's (or kept); where two per SM hold
   // the half tile's splits (fewer SMs' worth of n-blocks), nothing.
   EXPECT_FALSE(ThreePerSmHalfTile(plain32, 4, fp16, layer, 132, kSmemLimit));
@@ -189,10 +185,9 @@ TEST(GemmDecodeShortSplitsTest, ThreePerSmHalvesHoldAtTheirEdges) {
   // fewer (4608 x 3584: 7 -> 5).
   EXPECT_FALSE(
       ThreePerSmHalfTile(plain32, 7, fp16, {3584, 3584}, 132, kSmemLimit));
-  std::optional<SplitTile> fewer =
-      ThreePerSmHalfTile(plain32, 7, fp16, {4608, 3584}, 132, kSmemLimit);
-  ASSERT_TRUE(fewer.has_value());
-  EXPECT_EQ(fewer->splits, 5);
+  ExpectSplitTile(
+      ThreePerSmHalfTile(plain32, 7, fp16, {4608, 3584}, 132, kSmemLimit),
+      "tile=32x64x128,warps=1x4,stages=4,mma=wgmma,blocks=3", 5);
   // Three per SM but splits shorter than 4 k-tiles: none of 2 or more.
   EXPECT_FALSE(
       ThreePerSmHalfTile(plain32, 3, fp16, {6144, 512}, 132, kSmemLimit));
