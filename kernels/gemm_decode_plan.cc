@@ -662,7 +662,8 @@ absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
     } else if (std::optional<SplitTile> three_per_sm =
                    ThreePerSmHalfTile(chosen.tile, chosen.splits, spec, shape,
                                       sm_count, smem_limit)) {
-      // 6144 x 4096 at 16 and 32 tokens (planner v46).
+      // 6144 x 4096 at 16 and 32 tokens, and other layers whose 16- or
+      // 32-token tile is one of these two in short splits (planners v46-v48).
       chosen.tile = three_per_sm->tile;
       chosen.splits = three_per_sm->splits;
     }

@@ -49,7 +49,7 @@ std::optional<SplitTile> ShortSplitHalfTile(const GemmTileConfig& tile,
   return SplitTile{*half, splits / 2};
 }
 
-// Planner v46, v47 (bench/decode-notes.md v88; sweeps cq and cr,
+// Planners v46-v48 (bench/decode-notes.md v88, v89; sweeps cq and cr,
 // bench/results/tile-sweep-cq.md and tile-sweep-cr-eab4263.json, and sweep
 // cs, tile-sweep-cs-2f06944.md): on 6144 x 4096 (48 128-row blocks, 32
 // k-tiles of 128 columns)
@@ -66,9 +66,12 @@ std::optional<SplitTile> ShortSplitHalfTile(const GemmTileConfig& tile,
 // 7.57 / 7.54, bf16 7.03 / 7.06 against 7.68 / 7.68; M = 32 fp16 8.75 /
 // 8.73 against 9.28 / 9.26, bf16 8.76 / 8.78 against 9.51 / 9.47 (M = 12
 // and 24 alike); 5120 x 4096 at 16 tokens 6.32 / 6.27 against 7.23 / 7.17.
-// The 16-token half tile lost where other tiles are planned (4096 x 4096,
-// 4096 x 14336, 8192 x 8192; sweep cr), so the rule takes only these two
-// tiles, with 4-bit weights and the scales the other decode rules take.
+// The 16-token half tile lost where other tiles are planned in as many
+// splits (4096 x 4096, 4096 x 14336, 8192 x 8192; sweep cr), and tied or
+// gained 2-3% there in fewer (sweep cw, decode-notes v89), so the rule
+// takes only these two tiles, with 4-bit weights and the scales the other
+// decode rules take, and at 16 tokens at least 4 splits before (measured:
+// 8 -> 4; an unsplit half tile is unmeasured).
 std::optional<SplitTile> ThreePerSmHalfTile(const GemmTileConfig& tile,
                                             int64_t splits,
                                             const QuantSpec& spec,
@@ -80,15 +83,16 @@ std::optional<SplitTile> ThreePerSmHalfTile(const GemmTileConfig& tile,
       tile.warps_n == 8 && tile.warp_split_k == 1 && !tile.prescaled_scales &&
       !tile.k_major_scales && !tile.bulk_weights && tile.early_tiles == 0;
   if (spec.weight.bits > 4 || HasUnmeasuredFineScales(spec) ||
-      !two_warpgroup_tile || shape.k % 256 != 0 || shape.n % 128 != 0) {
+      !two_warpgroup_tile || shape.k % tile.block_k != 0) {
     return std::nullopt;
   }
   const int64_t three_per_sm = int64_t{3} * sm_count;
   const int64_t k_tiles = shape.k / tile.block_k;
   const int64_t half_n_blocks = shape.n / 64;
-  if (tile.block_m == 16 && tile.blocks_per_sm == 3 && splits >= 2 &&
+  if (tile.block_m == 16 && tile.blocks_per_sm == 3 && splits >= 4 &&
       splits % 2 == 0 && k_tiles <= 4 * splits) {
-    // The same blocks, each over twice the columns of half the rows.
+    // The same blocks, each over twice the columns of half the rows
+    // (OneWarpgroupHalfTile checks that 256 columns divide K).
     GemmTileConfig wide_k = tile;
     wide_k.block_k = 256;
     std::optional<GemmTileConfig> half =
@@ -97,8 +101,7 @@ std::optional<SplitTile> ThreePerSmHalfTile(const GemmTileConfig& tile,
     if (!half.has_value()) return std::nullopt;
     return SplitTile{*half, splits / 2};
   }
-  if (tile.block_m == 32 && tile.blocks_per_sm == 0 && splits >= 3 &&
-      splits % 2 != 0) {
+  if (tile.block_m == 32 && tile.blocks_per_sm == 0 && splits % 2 != 0) {
     // As many splits of at least 4 k-tiles as three per SM hold, where they
     // need the third block slot, stay as short as measured (8 k-tiles; the
     // half tile lost on long splits: ShortSplitHalfTile) and are fewer than

@@ -30,7 +30,7 @@ std::optional<SplitTile> ShortSplitHalfTile(const GemmTileConfig& tile,
                                             const LayerShape& shape,
                                             int smem_limit);
 
-// Planner v46, v47: the 128-row tiles of 128-column k-tiles that 6144 x
+// Planners v46-v48: the 128-row tiles of 128-column k-tiles that 6144 x
 // 4096 runs at 16 tokens (three per SM, an even split count) and 32 tokens
 // (two per SM, an odd split count, which ShortSplitHalfTile leaves) give
 // way to their 64-row halves three per SM in fewer splits, which write half

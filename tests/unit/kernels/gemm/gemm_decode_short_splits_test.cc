@@ -150,6 +150,7 @@ TEST(GemmDecodeShortSplitsTest, ThreePerSmHalvesPlannedWhereMeasured) {
             "tile=32x128x128,warps=1x8,stages=4,mma=wgmma");
 }
 
+// Each condition of ThreePerSmHalfTile, on a case that only it rules out.
 TEST(GemmDecodeShortSplitsTest, ThreePerSmHalvesHoldAtTheirEdges) {
   const QuantSpec fp16 = SpecOf(kFp16);
   const LayerShape layer{6144, 4096};
@@ -157,53 +158,68 @@ TEST(GemmDecodeShortSplitsTest, ThreePerSmHalvesHoldAtTheirEdges) {
       TileOf("tile=16x128x128,warps=1x8,stages=4,mma=wgmma,blocks=3");
   const GemmTileConfig plain32 =
       TileOf("tile=32x128x128,warps=1x8,stages=4,mma=wgmma");
-  // 16 tokens: an even split count halves, with 256-column k-tiles.
-  ExpectSplitTile(ThreePerSmHalfTile(packed16, 8, fp16, layer, 132, kSmemLimit),
-                  "tile=16x64x256,warps=1x4,stages=4,mma=wgmma,blocks=3", 4);
-  // Odd, or splits of more than 4 k-tiles: kept.
-  EXPECT_FALSE(ThreePerSmHalfTile(packed16, 7, fp16, layer, 132, kSmemLimit));
-  EXPECT_FALSE(ThreePerSmHalfTile(packed16, 6, fp16, layer, 132, kSmemLimit));
-  // Not the two-per-SM 16-token tile, nor K that 256 does not divide.
-  EXPECT_FALSE(
-      ThreePerSmHalfTile(TileOf("tile=16x128x128,warps=1x8,stages=4,mma=wgmma"),
-                         8, fp16, layer, 132, kSmemLimit));
-  EXPECT_FALSE(
-      ThreePerSmHalfTile(packed16, 8, fp16, {6144, 3968}, 132, kSmemLimit));
+  auto three_per_sm = [&](const GemmTileConfig& tile, int64_t splits,
+                          LayerShape shape) {
+    return ThreePerSmHalfTile(tile, splits, fp16, shape, 132, kSmemLimit);
+  };
+  constexpr char kHalf16[] =
+      "tile=16x64x256,warps=1x4,stages=4,mma=wgmma,blocks=3";
+  constexpr char kHalf32[] =
+      "tile=32x64x128,warps=1x4,stages=4,mma=wgmma,blocks=3";
+  // 16 tokens: an even split count of >= 4 halves, with 256-column k-tiles.
+  ExpectSplitTile(three_per_sm(packed16, 8, layer), kHalf16, 4);
+  ExpectSplitTile(three_per_sm(packed16, 4, {6144, 2048}), kHalf16, 2);
+  // Odd (7 splits of 4 k-tiles), fewer than 4 (2 of 4), splits of more
+  // than 4 k-tiles (6 of 5.3), K that 256 columns do not divide: kept.
+  EXPECT_FALSE(three_per_sm(packed16, 7, {6144, 3584}));
+  EXPECT_FALSE(three_per_sm(packed16, 2, {6144, 1024}));
+  EXPECT_FALSE(three_per_sm(packed16, 6, layer));
+  EXPECT_FALSE(three_per_sm(packed16, 8, {6144, 3968}));
+  // Nor the two-per-SM 16-token tile, nor one with a copy option.
+  EXPECT_FALSE(three_per_sm(
+      TileOf("tile=16x128x128,warps=1x8,stages=4,mma=wgmma"), 8, layer));
+  EXPECT_FALSE(three_per_sm(
+      TileOf("tile=16x128x128,warps=1x8,stages=4,mma=wgmma,copy=bulk,blocks=3"),
+      8, layer));
   // 32 tokens: an odd split count -> as many splits of >= 4 k-tiles as
-  // three per SM hold (396 / 96 = 4).
-  ExpectSplitTile(ThreePerSmHalfTile(plain32, 5, fp16, layer, 132, kSmemLimit),
-                  "tile=32x64x128,warps=1x4,stages=4,mma=wgmma,blocks=3", 4);
-  // Even counts are ShortSplitHalfTile's (or kept); where two per SM hold
-  // the half tile's splits (fewer SMs' worth of n-blocks), nothing.
-  EXPECT_FALSE(ThreePerSmHalfTile(plain32, 4, fp16, layer, 132, kSmemLimit));
-  EXPECT_FALSE(
-      ThreePerSmHalfTile(plain32, 9, fp16, {2048, 4096}, 132, kSmemLimit));
-  // Splits longer than 8 k-tiles (3584 x 18944: 7 splits of 21): kept.
-  EXPECT_FALSE(
-      ThreePerSmHalfTile(plain32, 9, fp16, {3584, 18944}, 132, kSmemLimit));
-  // No fewer splits than before (3584 x 3584: 7 -> 7, tied in sweep cs);
-  // fewer (4608 x 3584: 7 -> 5).
-  EXPECT_FALSE(
-      ThreePerSmHalfTile(plain32, 7, fp16, {3584, 3584}, 132, kSmemLimit));
-  ExpectSplitTile(
-      ThreePerSmHalfTile(plain32, 7, fp16, {4608, 3584}, 132, kSmemLimit),
-      "tile=32x64x128,warps=1x4,stages=4,mma=wgmma,blocks=3", 5);
-  // Three per SM but splits shorter than 4 k-tiles: none of 2 or more.
-  EXPECT_FALSE(
-      ThreePerSmHalfTile(plain32, 3, fp16, {6144, 512}, 132, kSmemLimit));
-  // Other tiles, wider weights, a shared-memory limit it does not fit.
-  EXPECT_FALSE(
-      ThreePerSmHalfTile(TileOf("tile=32x128x256,warps=1x8,stages=3,mma=wgmma"),
-                         5, fp16, layer, 132, kSmemLimit));
-  EXPECT_FALSE(
-      ThreePerSmHalfTile(TileOf("tile=64x128x128,warps=1x8,stages=4,mma=wgmma"),
-                         5, fp16, layer, 132, kSmemLimit));
-  EXPECT_FALSE(
-      ThreePerSmHalfTile(plain32, 5, SpecOf(kUint8), layer, 132, kSmemLimit));
-  EXPECT_FALSE(
-      ThreePerSmHalfTile(packed16, 8, SpecOf(kUint8), layer, 132, kSmemLimit));
-  EXPECT_FALSE(ThreePerSmHalfTile(plain32, 5, fp16, layer, 132, 16 * 1024));
-  EXPECT_FALSE(ThreePerSmHalfTile(packed16, 8, fp16, layer, 132, 16 * 1024));
+  // three per SM hold (396 / 96 = 4), or fewer where K is short (6144 x
+  // 1536: 12 k-tiles, 3 splits), or as 4608 x 3584 (7 -> 5).
+  ExpectSplitTile(three_per_sm(plain32, 5, layer), kHalf32, 4);
+  ExpectSplitTile(three_per_sm(plain32, 5, {6144, 1536}), kHalf32, 3);
+  ExpectSplitTile(three_per_sm(plain32, 7, {4608, 3584}), kHalf32, 5);
+  // An even count (ShortSplitHalfTile's, or kept).
+  EXPECT_FALSE(three_per_sm(plain32, 6, layer));
+  // No fewer splits than before (3584 x 3584: 7 -> 7, tied in sweep cs).
+  EXPECT_FALSE(three_per_sm(plain32, 7, {3584, 3584}));
+  // Splits longer than 8 k-tiles (3584 x 18944: 7 splits of 21).
+  EXPECT_FALSE(three_per_sm(plain32, 9, {3584, 18944}));
+  // Two per SM would hold them: 2048 x 4096 (32 x 8 = 256 blocks) and,
+  // exactly at the edge, 4224 x 2048 (66 x 4 = 264).
+  EXPECT_FALSE(three_per_sm(plain32, 9, {2048, 4096}));
+  EXPECT_FALSE(three_per_sm(plain32, 5, {4224, 2048}));
+  // Fewer than 2 (17024 x 1024: 266 half blocks, one split).
+  EXPECT_FALSE(three_per_sm(plain32, 3, {17024, 1024}));
+  // Other tiles, wider weights, fine groups no decode sweep measured, a
+  // shared-memory limit the half tile does not fit.
+  EXPECT_FALSE(three_per_sm(
+      TileOf("tile=32x128x256,warps=1x8,stages=3,mma=wgmma"), 5, layer));
+  EXPECT_FALSE(three_per_sm(
+      TileOf("tile=64x128x128,warps=1x8,stages=4,mma=wgmma"), 5, layer));
+  for (const char* other :
+       {"tile=32x128x128,warps=1x8,stages=4,mma=wgmma,scales=pre",
+        "tile=32x128x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor",
+        "tile=32x128x128,warps=1x8,stages=4,mma=wgmma,blocks=3"}) {
+    EXPECT_FALSE(three_per_sm(TileOf(other), 5, layer)) << other;
+  }
+  for (const GemmTileConfig& tile : {packed16, plain32}) {
+    const int64_t splits = tile.block_m == 16 ? 8 : 5;
+    EXPECT_FALSE(ThreePerSmHalfTile(tile, splits, SpecOf(kUint8), layer, 132,
+                                    kSmemLimit));
+    EXPECT_FALSE(ThreePerSmHalfTile(tile, splits,
+                                    SpecOf("weight=uint4,group=16,scale=fp16"),
+                                    layer, 132, kSmemLimit));
+    EXPECT_FALSE(ThreePerSmHalfTile(tile, splits, fp16, layer, 132, 16 * 1024));
+  }
 }
 
 }  // namespace
