@@ -211,7 +211,10 @@ const std::vector<GemmCase>& CoveringCases() {
 // (fp16) copies the half tile's weights by cp.async.bulk at 8 tokens, and
 // 4-bit 8192 x 8192 with bf16 activations takes warp-run weight slots
 // (copy=warprun) on its k-split tile (hummingd_gemm_bench --override times
-// either on any tile and checks their numerics).
+// either on any tile and checks their numerics). Planner v46's 64-row
+// one-warpgroup blocks three per SM: 4-bit 6144 x 4096 (fp16 and bf16) at
+// 16 tokens (16x64x256 in 4 splits) and 32 (32x64x128 in 4), 5120 x 4096 at
+// 16.
 std::vector<GemmCase> DecodeCases() {
   std::vector<GemmCase> cases;
   for (const GemmCase& c : CoveringCases()) {
