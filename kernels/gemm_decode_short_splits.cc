@@ -5,6 +5,23 @@
 #include "kernels/gemm_decode_rules.h"
 
 namespace hummingd {
+namespace {
+
+// What both rules halve: a 128-row two-warpgroup wgmma tile of 128-column
+// k-tiles without copy, scale or prologue options (its launch bounds each
+// rule checks), of weights of at most 4 bits with scales the other decode
+// rules take, on a K that its k-tiles divide.
+bool IsPlainTwoWarpgroupTile(const GemmTileConfig& tile, const QuantSpec& spec,
+                             const LayerShape& shape) {
+  return tile.mma == GemmMma::kWgmma && tile.block_n == 128 &&
+         tile.block_k == 128 && tile.warps_m == 1 && tile.warps_n == 8 &&
+         tile.warp_split_k == 1 && !tile.prescaled_scales &&
+         !tile.k_major_scales && !tile.bulk_weights && !tile.warp_run_weights &&
+         tile.early_tiles == 0 && spec.weight.bits <= 4 &&
+         !HasUnmeasuredFineScales(spec) && shape.k % tile.block_k == 0;
+}
+
+}  // namespace
 
 // Planner v44, v45 (128-column k-tiles only; bench/decode-notes.md v87,
 // sweep cq in bench/results/tile-sweep-cq.md): the 128-row two-warpgroup
@@ -29,15 +46,10 @@ std::optional<SplitTile> ShortSplitHalfTile(const GemmTileConfig& tile,
                                             const QuantSpec& spec,
                                             const LayerShape& shape,
                                             int smem_limit) {
-  const bool plain_two_warpgroup_tile =
-      tile.mma == GemmMma::kWgmma && tile.block_n == 128 && tile.warps_m == 1 &&
-      tile.warps_n == 8 && tile.warp_split_k == 1 && !tile.prescaled_scales &&
-      !tile.k_major_scales && !tile.bulk_weights && tile.blocks_per_sm == 0;
   // An even split count halves into the same number of blocks.
-  if ((tile.block_m != 32 && tile.block_m != 64) || spec.weight.bits > 4 ||
-      HasUnmeasuredFineScales(spec) || !plain_two_warpgroup_tile ||
-      splits < 4 || splits % 2 != 0 || tile.block_k != 128 ||
-      shape.k % tile.block_k != 0) {
+  if ((tile.block_m != 32 && tile.block_m != 64) ||
+      !IsPlainTwoWarpgroupTile(tile, spec, shape) || tile.blocks_per_sm != 0 ||
+      splits < 4 || splits % 2 != 0) {
     return std::nullopt;
   }
   const int64_t k_tiles = shape.k / tile.block_k;
@@ -77,13 +89,7 @@ std::optional<SplitTile> ThreePerSmHalfTile(const GemmTileConfig& tile,
                                             const QuantSpec& spec,
                                             const LayerShape& shape,
                                             int sm_count, int smem_limit) {
-  const bool two_warpgroup_tile =
-      tile.mma == GemmMma::kWgmma && tile.block_n == 128 &&
-      tile.block_k == 128 && tile.stages == 4 && tile.warps_m == 1 &&
-      tile.warps_n == 8 && tile.warp_split_k == 1 && !tile.prescaled_scales &&
-      !tile.k_major_scales && !tile.bulk_weights && tile.early_tiles == 0;
-  if (spec.weight.bits > 4 || HasUnmeasuredFineScales(spec) ||
-      !two_warpgroup_tile || shape.k % tile.block_k != 0) {
+  if (!IsPlainTwoWarpgroupTile(tile, spec, shape) || tile.stages != 4) {
     return std::nullopt;
   }
   const int64_t three_per_sm = int64_t{3} * sm_count;

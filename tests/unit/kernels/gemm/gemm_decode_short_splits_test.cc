@@ -104,7 +104,7 @@ TEST(GemmDecodeShortSplitsTest, TheRuleHoldsAtItsEdges) {
   EXPECT_FALSE(ShortSplitHalfTile(tile64, 9, fp16, {4096, 2048}, kSmemLimit));
   EXPECT_FALSE(ShortSplitHalfTile(tile64, 2, fp16, {4096, 1024}, kSmemLimit));
   // Not at 16 tokens, nor on other tiles (launch bounds, pre-scaled,
-  // 256-column k-tiles), nor for 8-bit weights.
+  // 256-column k-tiles, mma.sync), nor for 8-bit weights.
   EXPECT_FALSE(
       ShortSplitHalfTile(TileOf("tile=16x128x128,warps=1x8,stages=4,mma=wgmma"),
                          8, fp16, layer, kSmemLimit));
@@ -117,6 +117,8 @@ TEST(GemmDecodeShortSplitsTest, TheRuleHoldsAtItsEdges) {
   EXPECT_FALSE(
       ShortSplitHalfTile(TileOf("tile=32x128x256,warps=1x8,stages=3,mma=wgmma"),
                          4, fp16, layer, kSmemLimit));
+  EXPECT_FALSE(ShortSplitHalfTile(TileOf("tile=64x128x128,warps=1x8,stages=4"),
+                                  8, fp16, layer, kSmemLimit));
   EXPECT_FALSE(
       ShortSplitHalfTile(tile64, 8, SpecOf(kUint8), layer, kSmemLimit));
   // A shared-memory limit the half tile does not fit.
@@ -208,7 +210,11 @@ TEST(GemmDecodeShortSplitsTest, ThreePerSmHalvesHoldAtTheirEdges) {
   for (const char* other :
        {"tile=32x128x128,warps=1x8,stages=4,mma=wgmma,scales=pre",
         "tile=32x128x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor",
-        "tile=32x128x128,warps=1x8,stages=4,mma=wgmma,blocks=3"}) {
+        "tile=32x128x128,warps=1x8,stages=4,mma=wgmma,blocks=3",
+        "tile=32x128x128,warps=1x8,stages=4,mma=wgmma,copy=warprun",
+        "tile=32x128x128,warps=1x8,stages=4,mma=wgmma,early=1",
+        "tile=32x128x128,warps=1x8,stages=3,mma=wgmma",
+        "tile=32x128x128,warps=1x8,stages=4"}) {
     EXPECT_FALSE(three_per_sm(TileOf(other), 5, layer)) << other;
   }
   for (const GemmTileConfig& tile : {packed16, plain32}) {
