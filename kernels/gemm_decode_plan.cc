@@ -12,6 +12,7 @@
 #include "kernels/gemm_decode_ksplit.h"
 #include "kernels/gemm_decode_rules.h"
 #include "kernels/gemm_decode_short_splits.h"
+#include "kernels/gemm_decode_sixteen_warps.h"
 #include "kernels/gemm_decode_tile_options.h"
 
 namespace hummingd {
@@ -667,9 +668,20 @@ absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
       chosen.tile = three_per_sm->tile;
       chosen.splits = three_per_sm->splits;
     }
+    // 8-bit weights at 64 tokens in long splits: one sixteen-warp block per
+    // SM (kernels/gemm_decode_sixteen_warps.h, planner v49).
+    // It was measured reading the checkpoint's scale windows; k-major
+    // scales on it are untried.
+    std::optional<SplitTile> sixteen_warps =
+        SixteenWarpEightBitTile(chosen.tile, spec, shape, sm_count, smem_limit);
+    if (sixteen_warps.has_value()) {
+      chosen.tile = sixteen_warps->tile;
+      chosen.splits = sixteen_warps->splits;
+    }
     // Only a client that passes the k-major copy as GemmArgs::scales can
     // launch it.
     chosen.tile.k_major_scales = launch_abi >= kLaunchAbiKMajorScales &&
+                                 !sixteen_warps.has_value() &&
                                  KMajorScalesWin(chosen.tile, spec, shape);
     // The weights' copy path (kernels/gemm_decode_tile_options.h): bulk
     // copies any client can launch; warp-run slots only one that reads
