@@ -669,7 +669,7 @@ absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
       chosen.splits = three_per_sm->splits;
     }
     // 8-bit weights at 64 tokens in long splits: one sixteen-warp block per
-    // SM (kernels/gemm_decode_sixteen_warps.h, planner v49).
+    // SM (kernels/gemm_decode_sixteen_warps.h, planners v49 / v50).
     // It was measured reading the checkpoint's scale windows; k-major
     // scales on it are untried.
     std::optional<SplitTile> sixteen_warps =

@@ -19,12 +19,16 @@ namespace hummingd {
 // against 26.7, e4m3 27.4 against 25.1-25.2; the 64-column k-tile form
 // (eight stages) lost on 8192 x 8192 (29.7) and uint8 4096 x 14336 (8
 // splits of 14: 29.4 against 26.0), and on 28672 x 8192 in two splits
-// (224 blocks, past one per SM: 95.0 against 86.9). Deferred scales: 0.5-1%
+// (224 blocks, past one per SM: 95.0 against 86.9). Deferred scales: 1-1.5%
 // slower than pre-scaled (uint8 8192 x 8192 28.3, 28672 x 8192 79.3).
 // 4-bit weights lost or tied with it (8192 x 8192 at 64 tokens 24.9 against
 // 21.6, 8192 x 28672 62.3 against 62.0; at 32 tokens 16.7-17.9 against
-// 15.5). Measured with fp16 activations and groups of 128 in fp16; bf16
-// (unmeasured) keeps the two-per-SM tile.
+// 15.5). Measured with groups of 128 in 16-bit scales.
+// Planner v50 (sweep df, one run, bench/results/tile-sweep-df-8f045e7.md):
+// bf16 activations too, uint8 M = 64 8192 x 28672 100.9 against 105.5 µs,
+// 28672 x 8192 109.4 against 116.0. On the tile, k-major scales (uint8
+// 28672 x 8192 80.7 against 79.3; e4m3 8192 x 28672 74.2 against 74.9),
+// bulk weight copies (83.1) and early=1 (79.1) do not pay.
 std::optional<SplitTile> SixteenWarpEightBitTile(const GemmTileConfig& tile,
                                                  const QuantSpec& spec,
                                                  const LayerShape& shape,
@@ -32,9 +36,7 @@ std::optional<SplitTile> SixteenWarpEightBitTile(const GemmTileConfig& tile,
   const bool range_tile = tile.mma == GemmMma::kWgmma && tile.block_m == 64 &&
                           tile.prescaled_scales && tile.warps_n == 8 &&
                           tile.warp_split_k == 1;
-  if (!range_tile || spec.weight.bits != 8 ||
-      spec.activation_type != DataType::kFp16 ||
-      HasUnmeasuredFineScales(spec)) {
+  if (!range_tile || spec.weight.bits != 8 || HasUnmeasuredFineScales(spec)) {
     return std::nullopt;
   }
   GemmTileConfig wide;

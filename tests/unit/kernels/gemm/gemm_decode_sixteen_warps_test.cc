@@ -1,8 +1,8 @@
 // Planner v49 (kernels/gemm_decode_sixteen_warps.h, bench/decode-notes.md
-// v91): 8-bit weights at 64 tokens in splits of at least 32 k-tiles, one
-// grid wave, take one 256-row sixteen-warp block per SM; short splits, more
-// than a wave, bf16, 4-bit weights, fine scales and other tiles keep what
-// they had.
+// v91) and v50 (bf16 too): 8-bit weights at 64 tokens in splits of at
+// least 32 k-tiles, one grid wave, take one 256-row sixteen-warp block per
+// SM; short splits, more than a wave, 4-bit weights, fine scales and other
+// tiles keep what they had.
 
 #include "kernels/gemm_decode_sixteen_warps.h"
 
@@ -66,6 +66,14 @@ TEST(GemmDecodeSixteenWarpsTest, PlannedWhereMeasured) {
     EXPECT_EQ(Planned64(spec, 8192, 8192).first, kTwoPerSm) << spec;
     EXPECT_EQ(Planned64(spec, 4096, 14336).first, kTwoPerSm) << spec;
   }
+  // bf16 activations take it too (planner v50).
+  constexpr char kUint8Bf16[] =
+      "weight=uint8,group=128,scale=bf16,act=bf16,out=bf16";
+  EXPECT_EQ(Planned64(kUint8Bf16, 8192, 28672),
+            std::make_pair(std::string(kSixteenWarps), int64_t{4}));
+  EXPECT_EQ(Planned64(kUint8Bf16, 28672, 8192),
+            std::make_pair(std::string(kSixteenWarps), int64_t{1}));
+  EXPECT_EQ(Planned64(kUint8Bf16, 8192, 8192).first, kTwoPerSm);
   // 4-bit weights keep their tile (it lost with them).
   EXPECT_EQ(Planned64("weight=uint4,group=128,scale=fp16", 8192, 28672),
             std::make_pair(
@@ -86,9 +94,7 @@ TEST(GemmDecodeSixteenWarpsTest, TheRuleHoldsAtItsEdges) {
   EXPECT_FALSE(Rule(kUint8, 133 * 256, 8192));
   // N must be a multiple of 256 (the tile's validation).
   EXPECT_FALSE(Rule(kUint8, 112 * 256 + 128, 8192));
-  // bf16 activations (unmeasured), 4-bit weights, fine scales.
-  EXPECT_FALSE(
-      Rule("weight=uint8,group=128,scale=bf16,act=bf16,out=bf16", 8192, 28672));
+  // 4-bit weights, fine scales.
   EXPECT_FALSE(Rule("weight=uint4,group=128,scale=fp16", 8192, 28672,
                     "tile=64x128x128,warps=1x8,stages=4,mma=wgmma,scales=pre"));
   EXPECT_FALSE(Rule("weight=uint8,group=32,scale=fp16", 8192, 28672));
