@@ -546,12 +546,17 @@ std::optional<DecodeCandidate> WideKTileCandidate(const DecodeRange& range,
 // 8192 x 8192 8x256x128 13.05 against 13.82 (-5.6%); uint8 8192 x 8192
 // 8x256x64 s5 19.82 against 20.01. 128-row tiles lost with it: 8192 x 8192
 // 8x128x128 four per SM 11.88 against 11.68 (+1.7%), bf16 12.89 against
-// 12.68, 4096 x 4096 8x128x128 s8 5.98 against 5.76 (+3.8%).
+// 12.68, 4096 x 4096 8x128x128 s8 5.98 against 5.76 (+3.8%). All of these
+// are two-warpgroup tiles (two 128-row blocks per warpgroup); on the 256-row
+// sixteen-warp 8-bit tile (kernels/gemm_decode_sixteen_warps.h) k-major
+// scales did not pay (sweep df: uint8 28672 x 8192 80.7 against 79.3 µs,
+// e4m3 8192 x 28672 74.2 against 74.9).
 bool KMajorScalesWin(const GemmTileConfig& tile, const QuantSpec& spec,
                      const LayerShape& shape) {
   GemmTileConfig k_major = tile;
   k_major.k_major_scales = true;
-  return tile.block_n == 256 && WgmmaTakesKMajorScales(k_major, spec, shape.k);
+  return tile.block_n == 256 && tile.warps_n == 8 &&
+         WgmmaTakesKMajorScales(k_major, spec, shape.k);
 }
 
 }  // namespace
@@ -670,18 +675,14 @@ absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
     }
     // 8-bit weights at 64 tokens in long splits: one sixteen-warp block per
     // SM (kernels/gemm_decode_sixteen_warps.h, planners v49 / v50).
-    // It was measured reading the checkpoint's scale windows; k-major
-    // scales on it are untried.
-    std::optional<SplitTile> sixteen_warps =
-        SixteenWarpEightBitTile(chosen.tile, spec, shape, sm_count, smem_limit);
-    if (sixteen_warps.has_value()) {
+    if (std::optional<SplitTile> sixteen_warps = SixteenWarpEightBitTile(
+            chosen.tile, spec, shape, sm_count, smem_limit)) {
       chosen.tile = sixteen_warps->tile;
       chosen.splits = sixteen_warps->splits;
     }
     // Only a client that passes the k-major copy as GemmArgs::scales can
     // launch it.
     chosen.tile.k_major_scales = launch_abi >= kLaunchAbiKMajorScales &&
-                                 !sixteen_warps.has_value() &&
                                  KMajorScalesWin(chosen.tile, spec, shape);
     // The weights' copy path (kernels/gemm_decode_tile_options.h): bulk
     // copies any client can launch; warp-run slots only one that reads

@@ -21,9 +21,10 @@ namespace hummingd {
 // The sixteen-warp tile and its splits in place of the range tile `tile`,
 // or nothing where the rule does not apply (not the pre-scaled 8-bit
 // 64-token tile, fine scales, a layer whose N or K the tile does not
-// divide, a grid past one block per SM,
-// splits shorter than kSixteenWarpMinTilesPerSplit k-tiles) or the tile does
-// not fit `smem_limit`. Any client can launch it (a plain wgmma tile).
+// divide, a grid past one block per SM, splits shorter than
+// kSixteenWarpMinTilesPerSplit k-tiles) or the tile does not fit
+// `smem_limit`. Any client can launch it (a plain wgmma tile); the planner
+// gives it no k-major scales (KMajorScalesWin).
 std::optional<SplitTile> SixteenWarpEightBitTile(const GemmTileConfig& tile,
                                                  const QuantSpec& spec,
                                                  const LayerShape& shape,
