@@ -84,6 +84,17 @@ absl::Status ValidatePlanOverride(const KernelRequest& request,
         "whole scale groups of ",
         FormatSpecText(request.spec)));
   }
+  // The driver would refuse the launch's shared memory on the device
+  // (cuKernelSetAttribute), after the sweep's machine time began.
+  const int shared_bytes = override_entry.tile.SharedBytes(request.spec);
+  const int shared_limit = GemmSharedMemoryLimit(request.gpu);
+  if (shared_bytes > shared_limit) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--override: '", FormatGemmTileText(override_entry.tile), "' needs ",
+        shared_bytes, " bytes of shared memory per block with ",
+        FormatSpecText(request.spec), "; ", request.gpu.ArchName(), " allows ",
+        shared_limit));
+  }
   return absl::OkStatus();
 }
 

@@ -307,6 +307,19 @@ TEST(PlanOverrideTest, ValidateAcceptsPlannableTilesAndNamesTheBrokenRule) {
   EXPECT_TRUE(ValidatePlanOverride(request, override_of(tile16.c_str())).ok());
   EXPECT_EQ(ValidatePlanOverride(other_n, override_of(tile16.c_str())).code(),
             absl::StatusCode::kInvalidArgument);
+  // Six 64 KB stages: past any GPU's shared memory per block, which the
+  // device would only say at launch (sweep dg lost five lines so).
+  const absl::Status too_big = ValidatePlanOverride(
+      request,
+      override_of("64:tile=64x256x256,warps=1x16,stages=6,mma=wgmma:1"));
+  EXPECT_EQ(too_big.code(), absl::StatusCode::kInvalidArgument) << too_big;
+  EXPECT_NE(too_big.message().find("bytes of shared memory"), std::string::npos)
+      << too_big;
+  // Four 32 KB stages (128-column k-tiles) fit.
+  EXPECT_TRUE(ValidatePlanOverride(
+                  request, override_of("64:tile=64x256x128,warps=1x16,stages=4,"
+                                       "mma=wgmma:1"))
+                  .ok());
 }
 
 TEST(PlanOverrideTest, WgmmaCopyKeepsTilesAndSplitsAndSkipsMmaSync) {
