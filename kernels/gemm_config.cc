@@ -276,9 +276,7 @@ absl::Status ValidateGemmTile(const GemmTileConfig& tile, int64_t n,
   }
   if (tile.warp_split_k != 1) {
     if (tile.mma != GemmMma::kWgmma ||
-        (tile.block_m != 8 && tile.block_m != 16 && tile.block_m != 32 &&
-         tile.block_m != 64) ||
-        tile.warps_m != 1 ||
+        (tile.block_m != 8 && tile.block_m != 16) || tile.warps_m != 1 ||
         (tile.warps_n != 4 && tile.warps_n != 8 && tile.warps_n != 16) ||
         (tile.warp_split_k != 2 && tile.warp_split_k != 4 &&
          tile.warp_split_k != 8) ||
@@ -287,7 +285,7 @@ absl::Status ValidateGemmTile(const GemmTileConfig& tile, int64_t n,
         (tile.block_k / kGemmUnitK) % tile.warp_split_k != 0 ||
         tile.bulk_weights) {
       return Invalid(absl::StrCat(
-          "ksplit=S is an 8- to 64-token wgmma tile option: S of 2, 4 or 8 "
+          "ksplit=S is an 8- or 16-token wgmma tile option: S of 2, 4 or 8 "
           "warps per "
           "16-row n-unit (BN = 16 * warps / S), whole 64-column units per "
           "slice, cp.async weights (tile ",

@@ -287,10 +287,10 @@ struct WgmmaConfig : GemmScaleTiling<Format_, kN_, kK_> {
                 "BN is a whole number of 64-row blocks per warpgroup");
   static_assert(
       kWarpSplitK == 1 ||
-          ((kTokens == 8 || kTokens == 16 || kTokens == 32 || kTokens == 64) &&
+          ((kTokens == 8 || kTokens == 16) &&
            kRowUnits * kWarpSplitK == kWarps &&
            kUnitsKPerTile % kWarpSplitK == 0 && !Tile::kBulkWeights),
-      "k-split warps: 8 to 64 tokens (mma.sync), one n-unit per warp and "
+      "k-split warps: 8 or 16 tokens (mma.sync), one n-unit per warp and "
       "slice, whole k-units per slice, cp.async weights");
   static_assert(kN % Tile::kBlockN == 0 && kK % Tile::kBlockK == 0,
                 "N and K must be multiples of the block tile");

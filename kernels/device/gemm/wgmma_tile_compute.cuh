@@ -228,9 +228,8 @@ HUMMINGD_DEVICE void sync_mma_step(WgmmaAccumulators<Config>& acc,
                                    const u32 (&r_a)[Config::kRowBlocks][4],
                                    const u32 (&r_b)[Config::kTokens / 8][4],
                                    int pair_half, bool starts_fold) {
-  static_assert(Config::kTokens == 8 || Config::kTokens == 16 ||
-                    Config::kTokens == 32 || Config::kTokens == 64,
-                "one to eight m16n8k16 tiles per step");
+  static_assert(Config::kTokens == 8 || Config::kTokens == 16,
+                "one or two m16n8k16 tiles per step");
   constexpr int kNTiles = Config::kTokens / 8;
   constexpr ScalarType kType = Config::Format::kActivationType;
   static_assert(kType == ScalarType::kFp16 || kType == ScalarType::kBf16,
