@@ -672,6 +672,12 @@ absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
       // 32-token tile is one of these two in short splits (planners v46-v48).
       chosen.tile = three_per_sm->tile;
       chosen.splits = three_per_sm->splits;
+    } else if (std::optional<SplitTile> prescaled_half =
+                   ShortSplitPrescaledHalfTile(chosen.tile, chosen.splits, spec,
+                                               shape, smem_limit)) {
+      // 8-bit weights at 64 tokens in short splits (planner v51).
+      chosen.tile = prescaled_half->tile;
+      chosen.splits = prescaled_half->splits;
     }
     // 8-bit weights at 64 tokens in long splits: one sixteen-warp block per
     // SM (kernels/gemm_decode_sixteen_warps.h, planners v49 / v50).

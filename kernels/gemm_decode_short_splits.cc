@@ -7,9 +7,18 @@
 namespace hummingd {
 namespace {
 
+// The weights the halves were measured with: 4-bit (sweeps cq, cr, cs), and
+// 8-bit with fp16 activations at 32 tokens (planner v51, sweep dh:
+// bench/results/tile-sweep-dh-di-111313f.md).
+bool HalvesWeights(const GemmTileConfig& tile, const QuantSpec& spec) {
+  if (spec.weight.bits <= 4) return true;
+  return spec.weight.bits == 8 && tile.block_m == 32 &&
+         spec.activation_type == DataType::kFp16;
+}
+
 // What both rules halve: a 128-row two-warpgroup wgmma tile of 128-column
 // k-tiles without copy, scale or prologue options (its launch bounds each
-// rule checks), of weights of at most 4 bits with scales the other decode
+// rule checks), of weights HalvesWeights takes with scales the other decode
 // rules take, on a K that its k-tiles divide.
 bool IsPlainTwoWarpgroupTile(const GemmTileConfig& tile, const QuantSpec& spec,
                              const LayerShape& shape) {
@@ -17,7 +26,7 @@ bool IsPlainTwoWarpgroupTile(const GemmTileConfig& tile, const QuantSpec& spec,
          tile.block_k == 128 && tile.warps_m == 1 && tile.warps_n == 8 &&
          tile.warp_split_k == 1 && !tile.prescaled_scales &&
          !tile.k_major_scales && !tile.bulk_weights && !tile.warp_run_weights &&
-         tile.early_tiles == 0 && spec.weight.bits <= 4 &&
+         tile.early_tiles == 0 && HalvesWeights(tile, spec) &&
          !HasUnmeasuredFineScales(spec) && shape.k % tile.block_k == 0;
 }
 
@@ -40,7 +49,13 @@ bool IsPlainTwoWarpgroupTile(const GemmTileConfig& tile, const QuantSpec& spec,
 // 128-column k-tiles (the 256-column half tiles lost: 4096 x 4096 at 64
 // tokens 14.08, at 32 10.55) with uint4 in groups of 128 and 16-bit scales;
 // other 4-bit specs with coarse or group-rule scales take it unmeasured, as
-// the other decode rules take them; wider weights keep their tiles.
+// the other decode rules take them. Planner v51 (sweep dh, twice in one
+// call): 8-bit weights with fp16 activations at 32 tokens too, 4096 x 4096
+// 32x64x128 s4 in 4 splits against 32x128x128 s4 in 8: uint8 M = 24 / 32
+// 8.65-8.66 / 8.76-8.78 µs against 9.84-9.86 / 10.10-10.11, e4m3 8.58 /
+// 8.72-8.73 against 9.69-9.74 / 10.01 (six stages or 64-column k-tiles in
+// eight: within 2% either way). Their 64-token tile is pre-scaled:
+// ShortSplitPrescaledHalfTile.
 std::optional<SplitTile> ShortSplitHalfTile(const GemmTileConfig& tile,
                                             int64_t splits,
                                             const QuantSpec& spec,
@@ -83,7 +98,11 @@ std::optional<SplitTile> ShortSplitHalfTile(const GemmTileConfig& tile,
 // gained 2-3% there in fewer (sweep cw, decode-notes v89), so the rule
 // takes only these two tiles, with 4-bit weights and the scales the other
 // decode rules take, and at 16 tokens at least 4 splits before (measured:
-// 8 -> 4; an unsplit half tile is unmeasured).
+// 8 -> 4; an unsplit half tile is unmeasured). Planner v51 (sweep dh, twice):
+// 8-bit weights with fp16 activations at 32 tokens too (HalvesWeights),
+// 6144 x 4096 32x64x128 s4 three per SM in 4 splits against 32x128x128 s4
+// in 5: uint8 10.84-10.87 µs against 11.71-11.75, e4m3 10.80-10.81 against
+// 11.65-11.67.
 std::optional<SplitTile> ThreePerSmHalfTile(const GemmTileConfig& tile,
                                             int64_t splits,
                                             const QuantSpec& spec,
@@ -130,6 +149,47 @@ std::optional<SplitTile> ThreePerSmHalfTile(const GemmTileConfig& tile,
     return SplitTile{*half, half_splits};
   }
   return std::nullopt;
+}
+
+// Planner v51 (bench/decode-notes.md v92; sweep dh, twice in one call,
+// bench/results/tile-sweep-dh-di-111313f.md): at 64 tokens the 8-bit
+// pre-scaled tile 64x128x64 s6 (two per SM) in 8 splits of 8 k-tiles on
+// 4096 x 4096 ran 12.84-12.85 µs (uint8) and 13.33 (e4m3) at M = 64 with
+// early=1, 12.62-12.72 / 12.85-12.91 at M = 48; its 64-row half with
+// 128-column k-tiles, 64x64x128 s4 pre-scaled two per SM in 4 splits (the
+// same 256 blocks, half the partials), 10.60-10.61 / 10.37 and 10.47 /
+// 10.16-10.19 (64x64x64 s6 with early=1 in 4 splits: 10.68-11.04). Where the
+// splits are long it lost (4096 x 14336, 8 splits of 28 k-tiles: 26.2 /
+// 25.7 against 25.8 / 24.3), and where the halved splits overfill two per SM
+// (6144 x 4096 in 5 splits, three per SM in 4: 19.1 / 18.4 against 14.9 /
+// 14.6). Measured with uint8 and e4m3 in groups of 128, fp16 scales and
+// activations.
+std::optional<SplitTile> ShortSplitPrescaledHalfTile(const GemmTileConfig& tile,
+                                                     int64_t splits,
+                                                     const QuantSpec& spec,
+                                                     const LayerShape& shape,
+                                                     int smem_limit) {
+  const bool prescaled_range_tile =
+      tile.mma == GemmMma::kWgmma && tile.block_m == 64 &&
+      tile.block_n == 128 && tile.block_k == 64 && tile.warps_m == 1 &&
+      tile.warps_n == 8 && tile.stages == 6 && tile.prescaled_scales &&
+      tile.warp_split_k == 1 && tile.blocks_per_sm == 0 &&
+      !tile.k_major_scales && !tile.bulk_weights && !tile.warp_run_weights;
+  if (!prescaled_range_tile || spec.weight.bits != 8 ||
+      spec.activation_type != DataType::kFp16 ||
+      HasUnmeasuredFineScales(spec) || splits < 4 || splits % 2 != 0 ||
+      shape.k > int64_t{8} * tile.block_k * splits) {
+    return std::nullopt;
+  }
+  GemmTileConfig wide_k = tile;
+  wide_k.block_k = 128;
+  wide_k.stages = 4;
+  wide_k.early_tiles = 0;
+  std::optional<GemmTileConfig> half =
+      OneWarpgroupHalfTile(wide_k, /*blocks_per_sm=*/0, kTwoBlocksSharedBytes,
+                           spec, shape, smem_limit);
+  if (!half.has_value()) return std::nullopt;
+  return SplitTile{*half, splits / 2};
 }
 
 }  // namespace hummingd

@@ -30,6 +30,18 @@ std::optional<SplitTile> ShortSplitHalfTile(const GemmTileConfig& tile,
                                             const LayerShape& shape,
                                             int smem_limit);
 
+// Planner v51: the 8-bit pre-scaled 64-token tile (64x128x64, six stages,
+// two per SM) in an even count of >= 4 splits of <= 8 k-tiles gives way to
+// its 64-row half with 128-column k-tiles (64x64x128, four stages,
+// pre-scaled) in half the splits, as ShortSplitHalfTile does for plain
+// tiles. Nothing where the rule does not apply or the half does not fit.
+// Any client can launch it (a plain wgmma tile).
+std::optional<SplitTile> ShortSplitPrescaledHalfTile(const GemmTileConfig& tile,
+                                                     int64_t splits,
+                                                     const QuantSpec& spec,
+                                                     const LayerShape& shape,
+                                                     int smem_limit);
+
 // Planners v46-v48: the 128-row tiles of 128-column k-tiles that 6144 x
 // 4096 runs at 16 tokens (three per SM, an even split count) and 32 tokens
 // (two per SM, an odd split count, which ShortSplitHalfTile leaves) give

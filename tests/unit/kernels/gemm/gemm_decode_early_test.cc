@@ -219,6 +219,8 @@ TEST(GemmDecodeEarlyTest, V40RulesSplitTheEightTokenRangeWhereMeasured) {
       "tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8";
   constexpr char kPrescaled64[] =
       "tile=64x128x64,warps=1x8,stages=6,mma=wgmma,scales=pre";
+  constexpr char kPrescaledHalf64[] =
+      "tile=64x64x128,warps=1x4,stages=4,mma=wgmma,scales=pre";
   const std::string w8_early = std::string(kW8KSplit) + ",early=1";
   const std::string w4_early = std::string(kKSplitTile) + ",early=1";
   // Blocks of 4 k-tiles (K = 4096, and 3072 for the 4-bit tile): M = 1-5
@@ -284,21 +286,23 @@ TEST(GemmDecodeEarlyTest, V40RulesSplitTheEightTokenRangeWhereMeasured) {
       {kW4, 4096, 4096, 8,
        "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8"},
   };
-  // The 64-token pre-scaled tile: splits of 8 (4096 x 4096), 12-13 (6144 x
-  // 4096 in 5) and 16 (4096 x 8192 in 8) take it; 6 (4096 x 3072 in 8), 26
-  // (6144 x 8192 in 5), 28 (4096 x 14336 in 8), 20 (4096 x 10240 in 8) and
-  // 4 (4096 x 1024 in 4) do not.
+  // The 64-token pre-scaled tile: splits of 12-13 (6144 x 4096 in 5) and 16
+  // (4096 x 8192 in 8) take it; 26 (6144 x 8192 in 5), 28 (4096 x 14336 in
+  // 8) and 20 (4096 x 10240 in 8) do not; splits of at most 8 (4096 x 4096
+  // in 8, 4096 x 3072 in 8, 4096 x 1024 in 4) run its pre-scaled 64-row half
+  // in half the splits since planner v51 (ShortSplitPrescaledHalfTile),
+  // without the option.
   for (const char* spec : {kU8, kE4}) {
     for (const AtM& c :
-         std::initializer_list<AtM>{{spec, 4096, 4096, 33, pre_early},
-                                    {spec, 4096, 4096, 64, pre_early},
+         std::initializer_list<AtM>{{spec, 4096, 4096, 33, kPrescaledHalf64},
+                                    {spec, 4096, 4096, 64, kPrescaledHalf64},
                                     {spec, 6144, 4096, 64, pre_early},
                                     {spec, 4096, 8192, 64, pre_early},
                                     {spec, 4096, 14336, 64, kPrescaled64},
                                     {spec, 6144, 8192, 64, kPrescaled64},
-                                    {spec, 4096, 3072, 64, kPrescaled64},
+                                    {spec, 4096, 3072, 64, kPrescaledHalf64},
                                     {spec, 4096, 10240, 64, kPrescaled64},
-                                    {spec, 4096, 1024, 64, kPrescaled64}}) {
+                                    {spec, 4096, 1024, 64, kPrescaledHalf64}}) {
       cases.push_back(c);
     }
   }
@@ -307,7 +311,7 @@ TEST(GemmDecodeEarlyTest, V40RulesSplitTheEightTokenRangeWhereMeasured) {
         << c.spec << " " << c.n << "x" << c.k << " M = " << c.m;
   }
   for (const char* spec : {kU8, kE4}) {
-    EXPECT_EQ(TextAtM(spec, 4096, 4096, 64, kLaunchAbiTokenTiles256),
+    EXPECT_EQ(TextAtM(spec, 6144, 4096, 64, kLaunchAbiTokenTiles256),
               kPrescaled64);
   }
 }

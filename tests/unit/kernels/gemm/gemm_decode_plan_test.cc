@@ -257,23 +257,26 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
       // Small layers: 8-bit weights at 8 tokens take k-split warps where K
       // is short (v19), else the 16-token tile's shape and splits (4096 x
       // 14336 below); at 16 tokens too over 16-row blocks (v20), three per
-      // SM on 6144 x 4096 (v23).
+      // SM on 6144 x 4096 (v23); at 32 and 64 tokens on 4096 x 4096 64-row
+      // blocks in 4 splits of 8 k-tiles, the 64-token one pre-scaled with
+      // 128-column k-tiles, and at 32 on 6144 x 4096 three per SM in 4
+      // splits (v51).
       {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16",
        4096,
        4096,
        {"tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8,early=1",
         "tile=16x16x512,warps=1x8,stages=4,mma=wgmma,ksplit=8",
-        "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
-        "tile=64x128x64,warps=1x8,stages=6,mma=wgmma,scales=pre,early=1"},
-       {1, 1, 8, 8}},
+        "tile=32x64x128,warps=1x4,stages=4,mma=wgmma",
+        "tile=64x64x128,warps=1x4,stages=4,mma=wgmma,scales=pre"},
+       {1, 1, 4, 4}},
       {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16",
        6144,
        4096,
        {"tile=8x32x512,warps=1x8,stages=4,mma=wgmma,ksplit=4",
         "tile=16x16x512,warps=1x8,stages=3,mma=wgmma,ksplit=8,blocks=3",
-        "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
+        "tile=32x64x128,warps=1x4,stages=4,mma=wgmma,blocks=3",
         "tile=64x128x64,warps=1x8,stages=6,mma=wgmma,scales=pre,early=1"},
-       {1, 1, 5, 5}},
+       {1, 1, 4, 5}},
       // 8-bit weights with fp16 activations at 8 tokens: 16-row k-split
       // blocks past K = 4096, two per SM on N = 4096 and four per SM on N =
       // 8192 (planner v21).

@@ -2,7 +2,9 @@
 // v87): at 32 and 64 tokens, a 128-row two-warpgroup tile whose splits hold
 // at most 4 k-tiles gives way to its 64-row one-warpgroup half in half the
 // splits (the same blocks, half the split-K partials); long, odd or few
-// splits, wider weights and other tiles keep what they had.
+// splits, wider weights and other tiles keep what they had. Planner v51:
+// 8-bit weights with fp16 activations at 32 tokens too, and their
+// pre-scaled 64-token tile (ShortSplitPrescaledHalfTile).
 
 #include "kernels/gemm_decode_short_splits.h"
 
@@ -27,6 +29,9 @@ using testing::SpecOf;
 constexpr const char* kFp16 = testing::kUint4Fp16;
 constexpr const char* kBf16 = testing::kUint4Bf16;
 constexpr char kUint8[] = "weight=uint8,group=128,scale=fp16";
+constexpr char kE4m3[] = "weight=e4m3,group=128,scale=fp16";
+constexpr char kUint8Bf16[] =
+    "weight=uint8,group=128,scale=bf16,act=bf16,out=bf16";
 
 GemmTileConfig TileOf(const char* text) { return *ParseGemmTileText(text); }
 
@@ -65,9 +70,35 @@ TEST(GemmDecodeShortSplitsTest, PlannedWhereMeasured) {
                   int64_t{4}))
         << spec;
   }
+  // 8-bit weights with fp16 activations (planner v51): the 32-token half
+  // tile, and the pre-scaled 64-token one with 128-column k-tiles.
+  for (const char* spec : {kUint8, kE4m3}) {
+    EXPECT_EQ(Planned(spec, 4096, 4096, 2),
+              std::make_pair(
+                  std::string("tile=32x64x128,warps=1x4,stages=4,mma=wgmma"),
+                  int64_t{4}))
+        << spec;
+    EXPECT_EQ(Planned(spec, 4096, 4096, 3),
+              std::make_pair(std::string("tile=64x64x128,warps=1x4,stages=4,"
+                                         "mma=wgmma,scales=pre"),
+                             int64_t{4}))
+        << spec;
+    // Long splits keep their tiles (4096 x 14336, 8 splits of 14 and 28
+    // k-tiles), and so do odd splits at 64 tokens (6144 x 4096 in 5).
+    EXPECT_EQ(Planned(spec, 4096, 14336, 2).first,
+              "tile=32x128x128,warps=1x8,stages=4,mma=wgmma")
+        << spec;
+    EXPECT_EQ(Planned(spec, 4096, 14336, 3).first,
+              "tile=64x128x64,warps=1x8,stages=6,mma=wgmma,scales=pre")
+        << spec;
+    EXPECT_EQ(Planned(spec, 6144, 4096, 3).first,
+              "tile=64x128x64,warps=1x8,stages=6,mma=wgmma,scales=pre,early=1")
+        << spec;
+  }
   // Long splits (6144 x 4096: 5 of 6.4 k-tiles; 4096 x 14336, 8192 x 8192)
-  // and 8-bit weights keep the 128-row tile, and 256-column k-tiles keep
-  // theirs (8192 x 4096 at 32 tokens: 4 splits of 4).
+  // and 8-bit weights with bf16 activations (unmeasured) keep the 128-row
+  // tile, and 256-column k-tiles keep theirs (8192 x 4096 at 32 tokens: 4
+  // splits of 4).
   EXPECT_EQ(Planned(kFp16, 6144, 4096, 3),
             std::make_pair(
                 std::string("tile=64x128x128,warps=1x8,stages=4,mma=wgmma"),
@@ -80,7 +111,7 @@ TEST(GemmDecodeShortSplitsTest, PlannedWhereMeasured) {
             std::make_pair(
                 std::string("tile=64x128x128,warps=1x8,stages=4,mma=wgmma"),
                 int64_t{4}));
-  EXPECT_EQ(Planned(kUint8, 4096, 4096, 2).first,
+  EXPECT_EQ(Planned(kUint8Bf16, 4096, 4096, 2).first,
             "tile=32x128x128,warps=1x8,stages=4,mma=wgmma");
   EXPECT_EQ(Planned(kFp16, 8192, 4096, 2),
             std::make_pair(
@@ -103,8 +134,22 @@ TEST(GemmDecodeShortSplitsTest, TheRuleHoldsAtItsEdges) {
   EXPECT_TRUE(ShortSplitHalfTile(tile64, 16, fp16, layer, kSmemLimit));
   EXPECT_FALSE(ShortSplitHalfTile(tile64, 9, fp16, {4096, 2048}, kSmemLimit));
   EXPECT_FALSE(ShortSplitHalfTile(tile64, 2, fp16, {4096, 1024}, kSmemLimit));
+  // 8-bit weights with fp16 activations at 32 tokens only (not at 16 or
+  // 64, not with bf16 activations).
+  const GemmTileConfig tile32 =
+      TileOf("tile=32x128x128,warps=1x8,stages=4,mma=wgmma");
+  ExpectSplitTile(
+      ShortSplitHalfTile(tile32, 8, SpecOf(kUint8), layer, kSmemLimit),
+      "tile=32x64x128,warps=1x4,stages=4,mma=wgmma", 4);
+  EXPECT_FALSE(
+      ShortSplitHalfTile(tile32, 8, SpecOf(kUint8Bf16), layer, kSmemLimit));
+  EXPECT_FALSE(
+      ShortSplitHalfTile(TileOf("tile=16x128x128,warps=1x8,stages=4,mma=wgmma"),
+                         8, SpecOf(kUint8), layer, kSmemLimit));
+  EXPECT_FALSE(ShortSplitHalfTile(tile32, 8, SpecOf("weight=uint6,group=128"),
+                                  layer, kSmemLimit));
   // Not at 16 tokens, nor on other tiles (launch bounds, pre-scaled,
-  // 256-column k-tiles, mma.sync), nor for 8-bit weights.
+  // 256-column k-tiles, mma.sync), nor for 8-bit weights at 64 tokens.
   EXPECT_FALSE(
       ShortSplitHalfTile(TileOf("tile=16x128x128,warps=1x8,stages=4,mma=wgmma"),
                          8, fp16, layer, kSmemLimit));
@@ -147,8 +192,19 @@ TEST(GemmDecodeShortSplitsTest, ThreePerSmHalvesPlannedWhereMeasured) {
             "tile=16x128x256,warps=1x8,stages=4,mma=wgmma,early=1");
   EXPECT_EQ(Planned(kFp16, 8192, 8192, 1).first,
             "tile=16x128x256,warps=1x8,stages=4,mma=wgmma,early=1");
-  // 8-bit weights keep their 16- and 32-token tiles.
-  EXPECT_EQ(Planned(kUint8, 6144, 4096, 2).first,
+  // 8-bit weights with fp16 activations take the 32-token half (planner
+  // v51), with bf16 activations they keep it; their 16-token tile stays.
+  for (const char* spec : {kUint8, kE4m3}) {
+    EXPECT_EQ(Planned(spec, 6144, 4096, 2),
+              std::make_pair(std::string("tile=32x64x128,warps=1x4,stages=4,"
+                                         "mma=wgmma,blocks=3"),
+                             int64_t{4}))
+        << spec;
+    EXPECT_EQ(Planned(spec, 6144, 4096, 1).first,
+              "tile=16x16x512,warps=1x8,stages=3,mma=wgmma,ksplit=8,blocks=3")
+        << spec;
+  }
+  EXPECT_EQ(Planned(kUint8Bf16, 6144, 4096, 2).first,
             "tile=32x128x128,warps=1x8,stages=4,mma=wgmma");
 }
 
@@ -217,15 +273,79 @@ TEST(GemmDecodeShortSplitsTest, ThreePerSmHalvesHoldAtTheirEdges) {
         "tile=32x128x128,warps=1x8,stages=4"}) {
     EXPECT_FALSE(three_per_sm(TileOf(other), 5, layer)) << other;
   }
+  // 8-bit weights: the 32-token half with fp16 activations only.
+  ExpectSplitTile(
+      ThreePerSmHalfTile(plain32, 5, SpecOf(kUint8), layer, 132, kSmemLimit),
+      kHalf32, 4);
+  EXPECT_FALSE(
+      ThreePerSmHalfTile(packed16, 8, SpecOf(kUint8), layer, 132, kSmemLimit));
+  EXPECT_FALSE(ThreePerSmHalfTile(plain32, 5, SpecOf(kUint8Bf16), layer, 132,
+                                  kSmemLimit));
   for (const GemmTileConfig& tile : {packed16, plain32}) {
     const int64_t splits = tile.block_m == 16 ? 8 : 5;
-    EXPECT_FALSE(ThreePerSmHalfTile(tile, splits, SpecOf(kUint8), layer, 132,
-                                    kSmemLimit));
     EXPECT_FALSE(ThreePerSmHalfTile(tile, splits,
                                     SpecOf("weight=uint4,group=16,scale=fp16"),
                                     layer, 132, kSmemLimit));
     EXPECT_FALSE(ThreePerSmHalfTile(tile, splits, fp16, layer, 132, 16 * 1024));
   }
+}
+
+// Planner v51: each condition of ShortSplitPrescaledHalfTile, on a case
+// that only it rules out.
+TEST(GemmDecodeShortSplitsTest, PrescaledHalfHoldsAtItsEdges) {
+  const QuantSpec uint8 = SpecOf(kUint8);
+  const LayerShape layer{4096, 4096};
+  constexpr char kRangeTile[] =
+      "tile=64x128x64,warps=1x8,stages=6,mma=wgmma,scales=pre";
+  constexpr char kHalf[] =
+      "tile=64x64x128,warps=1x4,stages=4,mma=wgmma,scales=pre";
+  const GemmTileConfig range_tile = TileOf(kRangeTile);
+  auto half_of = [&](const GemmTileConfig& tile, int64_t splits,
+                     const QuantSpec& spec, LayerShape shape) {
+    return ShortSplitPrescaledHalfTile(tile, splits, spec, shape, kSmemLimit);
+  };
+  // 8 splits of 8 k-tiles of 64 columns: the half in 4; e4m3 too; so do 4
+  // splits of 4 (4096 x 1024: 2) and the early=1 form of the tile.
+  ExpectSplitTile(half_of(range_tile, 8, uint8, layer), kHalf, 4);
+  ExpectSplitTile(half_of(range_tile, 8, SpecOf(kE4m3), layer), kHalf, 4);
+  ExpectSplitTile(half_of(range_tile, 4, uint8, {4096, 1024}), kHalf, 2);
+  ExpectSplitTile(
+      half_of(TileOf(std::string(kRangeTile).append(",early=1").c_str()), 8,
+              uint8, layer),
+      kHalf, 4);
+  // Splits of more than 8 k-tiles (4 of 16), odd (7 of 4.6) or fewer than
+  // 4 (2 of 8 on 4096 x 1024): kept.
+  EXPECT_FALSE(half_of(range_tile, 4, uint8, layer));
+  EXPECT_FALSE(half_of(range_tile, 7, uint8, {4096, 2048}));
+  EXPECT_FALSE(half_of(range_tile, 2, uint8, {4096, 1024}));
+  // K that 128-column k-tiles do not divide (channel scales, 10 splits of
+  // 6.5 k-tiles of 64).
+  EXPECT_FALSE(half_of(range_tile, 10,
+                       SpecOf("weight=uint8,group=channel,scale=fp16"),
+                       {4096, 4160}));
+  // Other weights and activations: 4-bit, 6-bit, bf16, fine groups.
+  for (const char* other :
+       {testing::kUint4Fp16, "weight=uint6,group=128,scale=fp16", kUint8Bf16,
+        "weight=uint8,group=16,scale=fp16"}) {
+    EXPECT_FALSE(half_of(range_tile, 8, SpecOf(other), layer)) << other;
+  }
+  // Other tiles: each field of the range tile changed once.
+  for (const char* other :
+       {"tile=32x128x64,warps=1x8,stages=6,mma=wgmma,scales=pre",
+        "tile=64x256x64,warps=1x16,stages=6,mma=wgmma,scales=pre",
+        "tile=64x128x128,warps=1x8,stages=6,mma=wgmma,scales=pre",
+        "tile=64x128x64,warps=1x8,stages=5,mma=wgmma,scales=pre",
+        "tile=64x128x64,warps=1x8,stages=6,mma=wgmma",
+        "tile=64x128x64,warps=1x8,stages=6,mma=wgmma,scales=pre,blocks=2",
+        "tile=64x128x64,warps=1x8,stages=6,mma=wgmma,scales=pre,layout=kmajor",
+        "tile=64x128x64,warps=1x8,stages=6,mma=wgmma,copy=bulk,scales=pre",
+        "tile=64x128x64,warps=1x8,stages=6,mma=wgmma,copy=warprun,scales=pre",
+        "tile=64x128x64,warps=1x8,stages=6"}) {
+    EXPECT_FALSE(half_of(TileOf(other), 8, uint8, layer)) << other;
+  }
+  // A shared-memory limit the half does not fit.
+  EXPECT_FALSE(
+      ShortSplitPrescaledHalfTile(range_tile, 8, uint8, layer, 64 * 1024));
 }
 
 }  // namespace
