@@ -308,7 +308,7 @@ TEST(PlanOverrideTest, ValidateAcceptsPlannableTilesAndNamesTheBrokenRule) {
   EXPECT_EQ(ValidatePlanOverride(other_n, override_of(tile16.c_str())).code(),
             absl::StatusCode::kInvalidArgument);
   // Six 64 KB stages: past any GPU's shared memory per block, which the
-  // device would only say at launch (sweep dg lost five lines so).
+  // device would only say at launch (sweep dg lost six lines so).
   const absl::Status too_big = ValidatePlanOverride(
       request,
       override_of("64:tile=64x256x256,warps=1x16,stages=6,mma=wgmma:1"));
