@@ -678,6 +678,12 @@ absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
       // 8-bit weights at 64 tokens in short splits (planner v51).
       chosen.tile = prescaled_half->tile;
       chosen.splits = prescaled_half->splits;
+    } else if (std::optional<SplitTile> long_split_half =
+                   EightBitLongSplitHalfTile(chosen.tile, chosen.splits, spec,
+                                             shape, sm_count, smem_limit)) {
+      // 8-bit weights at 16 and 32 tokens in many long splits (planner v52).
+      chosen.tile = long_split_half->tile;
+      chosen.splits = long_split_half->splits;
     }
     // 8-bit weights at 64 tokens in long splits: one sixteen-warp block per
     // SM (kernels/gemm_decode_sixteen_warps.h, planners v49 / v50).

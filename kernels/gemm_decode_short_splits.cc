@@ -192,4 +192,52 @@ std::optional<SplitTile> ShortSplitPrescaledHalfTile(const GemmTileConfig& tile,
   return SplitTile{*half, splits / 2};
 }
 
+// Planner v52 (bench/decode-notes.md v93; sweeps dh and dj, twice each,
+// bench/results/tile-sweep-dh-di-111313f.md, tile-sweep-dj-c66c39f.md): the
+// 8-bit 128-row tiles 16x128x128 / 32x128x128 s4, two per SM, in 8-9 splits
+// of 10-16 k-tiles against their 64-row halves three per SM in 6-7 splits
+// (uint8 / e4m3, M = 16 and 32):
+// - 4096 x 14336 (8 -> 6): 17.35-17.41 / 17.31-17.33 µs against 18.05-18.13
+//   / 17.88-17.92 at 16 tokens, 19.21-19.29 / 19.07-19.18 against
+//   20.33-20.46 / 20.26-20.35 at 32;
+// - 4096 x 11008 (8 -> 6): 14.26-14.28 / 14.24 against 14.65-14.67 /
+//   14.55-14.59; 16.00-16.01 / 15.92-16.01 against 16.89-17.02 / 16.88-16.90;
+// - 3584 x 18944 (9 -> 7): 20.07-20.08 / 20.06-20.24 against 20.76-20.82 /
+//   20.79-20.81; 22.25-22.28 / 22.25 against 23.82-23.83 / 23.84-23.97.
+// Where the plan ran fewer splits it tied or lost: 5120 x 13824 (6 -> 4)
+// 0.99-1.03x, 8192 x 8192 (4 -> 3) 1.03-1.06x. Measured with groups of 128,
+// fp16 scales and activations.
+std::optional<SplitTile> EightBitLongSplitHalfTile(
+    const GemmTileConfig& tile, int64_t splits, const QuantSpec& spec,
+    const LayerShape& shape, int sm_count, int smem_limit) {
+  const bool plain_tile =
+      tile.mma == GemmMma::kWgmma &&
+      (tile.block_m == 16 || tile.block_m == 32) && tile.block_n == 128 &&
+      tile.block_k == 128 && tile.warps_m == 1 && tile.warps_n == 8 &&
+      tile.stages == 4 && tile.blocks_per_sm == 0 && tile.warp_split_k == 1 &&
+      !tile.prescaled_scales && !tile.k_major_scales && !tile.bulk_weights &&
+      !tile.warp_run_weights && tile.early_tiles == 0;
+  if (!plain_tile || spec.weight.bits != 8 ||
+      spec.activation_type != DataType::kFp16 ||
+      HasUnmeasuredFineScales(spec) || shape.k % tile.block_k != 0 ||
+      splits < 8) {
+    return std::nullopt;
+  }
+  // Long splits only: short ones are ShortSplitHalfTile's.
+  const int64_t k_tiles = shape.k / tile.block_k;
+  if (k_tiles <= 4 * splits) return std::nullopt;
+  const int64_t half_n_blocks = shape.n / 64;
+  const int64_t half_splits =
+      std::min(int64_t{3} * sm_count / half_n_blocks, k_tiles / 4);
+  if (half_splits >= splits ||
+      half_n_blocks * half_splits <= int64_t{2} * sm_count) {
+    return std::nullopt;
+  }
+  std::optional<GemmTileConfig> half =
+      OneWarpgroupHalfTile(tile, /*blocks_per_sm=*/3, kThreeBlocksSharedBytes,
+                           spec, shape, smem_limit);
+  if (!half.has_value()) return std::nullopt;
+  return SplitTile{*half, half_splits};
+}
+
 }  // namespace hummingd

@@ -1,11 +1,11 @@
 #pragma once
 
 // The Hopper decode planner's rules for 16- to 64-token tiles whose splits
-// are short (gemm_decode_plan.cc calls them once a range's tile and split
-// are chosen): there the split-K partials, tokens x N fp32 values per
+// are short, or many (gemm_decode_plan.cc calls them once a range's tile and
+// split are chosen): there the split-K partials, tokens x N fp32 values per
 // split, weigh as much as the weights, and the 64-row one-warpgroup half of
 // the 128-row tile in fewer splits fills the same or more block slots while
-// writing and summing half the partials per block.
+// writing and summing fewer partials per block.
 
 #include <cstdint>
 #include <optional>
@@ -41,6 +41,15 @@ std::optional<SplitTile> ShortSplitPrescaledHalfTile(const GemmTileConfig& tile,
                                                      const QuantSpec& spec,
                                                      const LayerShape& shape,
                                                      int smem_limit);
+
+// Planner v52: 8-bit weights' 16- and 32-token 128-row tiles in 8 or more
+// long splits give way to their 64-row halves three per SM in as many
+// splits as three per SM hold (fewer than before). Nothing where the rule
+// does not apply or the half does not fit three per SM. Any client can
+// launch it (a plain wgmma tile).
+std::optional<SplitTile> EightBitLongSplitHalfTile(
+    const GemmTileConfig& tile, int64_t splits, const QuantSpec& spec,
+    const LayerShape& shape, int sm_count, int smem_limit);
 
 // Planners v46-v48: the 128-row tiles of 128-column k-tiles that 6144 x
 // 4096 runs at 16 tokens (three per SM, an even split count) and 32 tokens
