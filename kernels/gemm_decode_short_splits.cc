@@ -219,16 +219,14 @@ std::optional<SplitTile> EightBitLongSplitHalfTile(
       !tile.warp_run_weights && tile.early_tiles == 0;
   if (!plain_tile || spec.weight.bits != 8 ||
       spec.activation_type != DataType::kFp16 ||
-      HasUnmeasuredFineScales(spec) || shape.k % tile.block_k != 0 ||
-      splits < 8) {
+      HasUnmeasuredFineScales(spec) || splits < 8) {
     return std::nullopt;
   }
-  // Long splits only: short ones are ShortSplitHalfTile's.
-  const int64_t k_tiles = shape.k / tile.block_k;
-  if (k_tiles <= 4 * splits) return std::nullopt;
+  // Long splits only (short ones are ShortSplitHalfTile's), so the fewer
+  // splits that three per SM hold are still at least 4 k-tiles long.
+  if (shape.k <= 4 * tile.block_k * splits) return std::nullopt;
   const int64_t half_n_blocks = shape.n / 64;
-  const int64_t half_splits =
-      std::min(int64_t{3} * sm_count / half_n_blocks, k_tiles / 4);
+  const int64_t half_splits = int64_t{3} * sm_count / half_n_blocks;
   if (half_splits >= splits ||
       half_n_blocks * half_splits <= int64_t{2} * sm_count) {
     return std::nullopt;

@@ -83,11 +83,9 @@ TEST(GemmDecodeShortSplitsTest, PlannedWhereMeasured) {
                                          "mma=wgmma,scales=pre"),
                              int64_t{4}))
         << spec;
-    // Long splits keep their tiles (4096 x 14336, 8 splits of 14 and 28
-    // k-tiles), and so do odd splits at 64 tokens (6144 x 4096 in 5).
-    EXPECT_EQ(Planned(spec, 4096, 14336, 2).first,
-              "tile=32x128x128,warps=1x8,stages=4,mma=wgmma")
-        << spec;
+    // Long splits keep their tiles at 64 tokens (4096 x 14336, 8 splits of
+    // 28 k-tiles; at 16 and 32 they are EightBitLongSplitHalfTile's), and
+    // so do odd splits (6144 x 4096 in 5).
     EXPECT_EQ(Planned(spec, 4096, 14336, 3).first,
               "tile=64x128x64,warps=1x8,stages=6,mma=wgmma,scales=pre")
         << spec;
@@ -346,6 +344,95 @@ TEST(GemmDecodeShortSplitsTest, PrescaledHalfHoldsAtItsEdges) {
   // A shared-memory limit the half does not fit.
   EXPECT_FALSE(
       ShortSplitPrescaledHalfTile(range_tile, 8, uint8, layer, 64 * 1024));
+}
+
+// Planner v52: 8-bit 16- and 32-token tiles in 8 or more long splits.
+TEST(GemmDecodeShortSplitsTest, EightBitLongSplitHalvesPlannedWhereMeasured) {
+  for (const char* spec : {kUint8, kE4m3}) {
+    // 4096 x 14336 and 4096 x 11008: 8 splits -> 6; 3584 x 18944: 9 -> 7.
+    for (int range : {1, 2}) {
+      const std::string text =
+          range == 1 ? "tile=16x64x128,warps=1x4,stages=4,mma=wgmma,blocks=3"
+                     : "tile=32x64x128,warps=1x4,stages=4,mma=wgmma,blocks=3";
+      EXPECT_EQ(Planned(spec, 4096, 14336, range),
+                std::make_pair(text, int64_t{6}))
+          << spec;
+      EXPECT_EQ(Planned(spec, 4096, 11008, range),
+                std::make_pair(text, int64_t{6}))
+          << spec;
+      EXPECT_EQ(Planned(spec, 3584, 18944, range),
+                std::make_pair(text, int64_t{7}))
+          << spec;
+    }
+    // Fewer splits before, where the half lost: 5120 x 13824 (6), 8192 x
+    // 8192 (4).
+    EXPECT_EQ(Planned(spec, 5120, 13824, 2),
+              std::make_pair(
+                  std::string("tile=32x128x128,warps=1x8,stages=4,mma=wgmma"),
+                  int64_t{6}))
+        << spec;
+    EXPECT_EQ(Planned(spec, 8192, 8192, 1),
+              std::make_pair(
+                  std::string("tile=16x128x128,warps=1x8,stages=4,mma=wgmma"),
+                  int64_t{4}))
+        << spec;
+  }
+}
+
+// Each condition of EightBitLongSplitHalfTile, on a case that only it rules
+// out.
+TEST(GemmDecodeShortSplitsTest, EightBitLongSplitHalvesHoldAtTheirEdges) {
+  const QuantSpec uint8 = SpecOf(kUint8);
+  const LayerShape layer{4096, 14336};
+  const GemmTileConfig tile16 =
+      TileOf("tile=16x128x128,warps=1x8,stages=4,mma=wgmma");
+  const GemmTileConfig tile32 =
+      TileOf("tile=32x128x128,warps=1x8,stages=4,mma=wgmma");
+  auto half_of = [&](const GemmTileConfig& tile, int64_t splits,
+                     const QuantSpec& spec, LayerShape shape) {
+    return EightBitLongSplitHalfTile(tile, splits, spec, shape, 132,
+                                     kSmemLimit);
+  };
+  ExpectSplitTile(half_of(tile16, 8, uint8, layer),
+                  "tile=16x64x128,warps=1x4,stages=4,mma=wgmma,blocks=3", 6);
+  ExpectSplitTile(half_of(tile32, 8, SpecOf(kE4m3), layer),
+                  "tile=32x64x128,warps=1x4,stages=4,mma=wgmma,blocks=3", 6);
+  // Fewer than 8 splits (7 of 16 k-tiles); short splits (8 of 4 on 4096 x
+  // 4096: ShortSplitHalfTile's); no fewer splits than before (2048 x 14336:
+  // 32 half blocks, 12 splits would fit); K that 128 columns do not divide.
+  EXPECT_FALSE(half_of(tile32, 7, uint8, layer));
+  EXPECT_FALSE(half_of(tile32, 8, uint8, {4096, 4096}));
+  EXPECT_FALSE(half_of(tile32, 8, uint8, {2048, 14336}));
+  EXPECT_FALSE(
+      half_of(tile32, 8, SpecOf("weight=uint8,group=channel"), {4096, 14400}));
+  // Blocks that two per SM would hold: 12800 x 14336 has 200 half blocks,
+  // of which three per SM hold one split.
+  EXPECT_FALSE(half_of(tile32, 8, uint8, {12800, 14336}));
+  // Other weights and activations: 4-bit, 6-bit, bf16, fine groups.
+  for (const char* other :
+       {testing::kUint4Fp16, "weight=uint6,group=128,scale=fp16", kUint8Bf16,
+        "weight=uint8,group=16,scale=fp16"}) {
+    EXPECT_FALSE(half_of(tile32, 8, SpecOf(other), layer)) << other;
+  }
+  // Other tiles: each field changed once.
+  for (const char* other :
+       {"tile=64x128x128,warps=1x8,stages=4,mma=wgmma",
+        "tile=8x128x128,warps=1x8,stages=4,mma=wgmma",
+        "tile=32x256x128,warps=1x16,stages=4,mma=wgmma",
+        "tile=32x128x256,warps=1x8,stages=4,mma=wgmma",
+        "tile=32x128x128,warps=1x8,stages=3,mma=wgmma",
+        "tile=32x128x128,warps=1x8,stages=4,mma=wgmma,blocks=2",
+        "tile=32x128x128,warps=1x8,stages=4,mma=wgmma,scales=pre",
+        "tile=32x128x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor",
+        "tile=32x128x128,warps=1x8,stages=4,mma=wgmma,copy=bulk",
+        "tile=32x128x128,warps=1x8,stages=4,mma=wgmma,copy=warprun",
+        "tile=32x128x128,warps=1x8,stages=4,mma=wgmma,early=1",
+        "tile=32x128x128,warps=1x8,stages=4"}) {
+    EXPECT_FALSE(half_of(TileOf(other), 8, uint8, layer)) << other;
+  }
+  // A shared-memory limit the half does not fit three per SM.
+  EXPECT_FALSE(
+      EightBitLongSplitHalfTile(tile32, 8, uint8, layer, 132, 16 * 1024));
 }
 
 }  // namespace
