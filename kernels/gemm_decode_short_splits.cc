@@ -193,7 +193,7 @@ std::optional<SplitTile> ShortSplitPrescaledHalfTile(const GemmTileConfig& tile,
 }
 
 // Planner v52 (bench/decode-notes.md v93; sweeps dh and dj, twice each,
-// bench/results/tile-sweep-dh-di-111313f.md, tile-sweep-dj-c66c39f.md): the
+// bench/results/tile-sweep-dh-di-111313f.md, tile-sweep-dj-a11c8e4.md): the
 // 8-bit 128-row tiles 16x128x128 / 32x128x128 s4, two per SM, in 8-9 splits
 // of 10-16 k-tiles against their 64-row halves three per SM in 6-7 splits
 // (uint8 / e4m3, M = 16 and 32):
