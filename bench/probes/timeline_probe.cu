@@ -22,6 +22,7 @@
 // probe times, it does not check numerics (the GPU suite does).
 #define HUMMINGD_TIMELINE 1
 
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -37,6 +38,11 @@ namespace {
 
 constexpr int kMarks = 8;         // 0..6 the skeleton's marks, 7 the SM id
 const char* g_csv_dir = nullptr;  // argv[1]: per-block CSV files go there
+// HUMMINGD_PROBE_PREPASS=1 (decode-notes v95): each GEMM launch follows a
+// launch of split_activations below, as a GEMM on activations split into
+// two int8 halves would need; the GEMM itself is unchanged (it still reads
+// the fp16 activations), so the time per launch says what the pass adds.
+bool g_prepass = false;
 __shared__ unsigned long long* s_timeline_row;
 
 }  // namespace
@@ -81,6 +87,52 @@ __global__ void __launch_bounds__(Config::kThreads, kBlocksPerSm)
                                blockIdx.z, gridDim.z);
   }
 #endif
+}
+
+// Splits fp16 activations (M x K) per token and group of 128 into int8
+// halves, a = scale (128 hi + lo) with |128 hi + lo| <= 16256, and writes
+// the group's scale and zero-point term (-8 x the sum of its integers, for
+// 4-bit codes about 8): one warp per token and group. A programmatic
+// dependent in both directions, as the GEMMs around it.
+__global__ void split_activations(const __half* x, int8_t* hi, uint8_t* lo,
+                                  float* scales, int* terms, int k, int pairs) {
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  const int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  const int lane = threadIdx.x & 31;
+  if (warp >= pairs) return;
+  const int groups = k / 128;
+  const size_t base = static_cast<size_t>(warp / groups) * k +
+                      static_cast<size_t>(warp % groups) * 128 + lane * 4;
+  const uint2 packed = *reinterpret_cast<const uint2*>(x + base);
+  const __half2 h01 = *reinterpret_cast<const __half2*>(&packed.x);
+  const __half2 h23 = *reinterpret_cast<const __half2*>(&packed.y);
+  const float a[4] = {__low2float(h01), __high2float(h01), __low2float(h23),
+                      __high2float(h23)};
+  float amax =
+      fmaxf(fmaxf(fabsf(a[0]), fabsf(a[1])), fmaxf(fabsf(a[2]), fabsf(a[3])));
+  for (int d = 16; d > 0; d /= 2) {
+    amax = fmaxf(amax, __shfl_xor_sync(0xFFFFFFFFu, amax, d));
+  }
+  const float scale = amax > 0.f ? amax / 16256.f : 1.f;
+  const float inverse = 1.f / scale;
+  uint32_t hi_bytes = 0, lo_bytes = 0;
+  int sum = 0;
+  for (int i = 0; i < 4; ++i) {
+    const int q = __float2int_rn(a[i] * inverse);
+    sum += q;
+    hi_bytes |= static_cast<uint32_t>((q >> 7) & 0xFF) << (8 * i);
+    lo_bytes |= static_cast<uint32_t>(q & 0x7F) << (8 * i);
+  }
+  *reinterpret_cast<uint32_t*>(hi + base) = hi_bytes;
+  *reinterpret_cast<uint32_t*>(lo + base) = lo_bytes;
+  for (int d = 16; d > 0; d /= 2) {
+    sum += __shfl_xor_sync(0xFFFFFFFFu, sum, d);
+  }
+  if (lane == 0) {
+    scales[warp] = scale;
+    terms[warp] = -8 * sum;
+  }
 }
 
 __global__ void fill_random(uint32_t* words, size_t count, uint32_t seed,
@@ -155,6 +207,16 @@ std::vector<uint16_t> run_layer(const char* name, int splits, int m, bool pdl) {
   CHECK(cudaMalloc(&counters, counter_bytes + 16));
   CHECK(cudaMalloc(&timeline, timeline_bytes));
   fill(x, (x_bytes + 3) / 4 * 4, 5u, kHalfMask, kHalfBase);
+  // The pre-pass's outputs (HUMMINGD_PROBE_PREPASS), one per token and group.
+  const int pairs = static_cast<int>(m * (k / 128));
+  void *split_hi = nullptr, *split_lo = nullptr, *split_scales = nullptr,
+       *split_terms = nullptr;
+  if (g_prepass) {
+    CHECK(cudaMalloc(&split_hi, static_cast<size_t>(m) * k));
+    CHECK(cudaMalloc(&split_lo, static_cast<size_t>(m) * k));
+    CHECK(cudaMalloc(&split_scales, static_cast<size_t>(pairs) * 4));
+    CHECK(cudaMalloc(&split_terms, static_cast<size_t>(pairs) * 4));
+  }
   CHECK(cudaMemset(counters, 0, counter_bytes + 16));
 
   auto kernel = timeline_gemm<Config, kBlocksPerSm, kNull>;
@@ -164,6 +226,22 @@ std::vector<uint16_t> run_layer(const char* name, int splits, int m, bool pdl) {
   cudaStream_t stream;
   CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   auto launch = [&](int i) {
+    if (g_prepass) {
+      cudaLaunchConfig_t split_config{};
+      split_config.gridDim = dim3((pairs + 7) / 8);
+      split_config.blockDim = dim3(256);
+      split_config.stream = stream;
+      cudaLaunchAttribute split_attribute{};
+      split_attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+      split_attribute.val.programmaticStreamSerializationAllowed = 1;
+      split_config.attrs = &split_attribute;
+      split_config.numAttrs = 1;
+      CHECK(cudaLaunchKernelEx(
+          &split_config, split_activations, static_cast<const __half*>(x),
+          static_cast<int8_t*>(split_hi), static_cast<uint8_t*>(split_lo),
+          static_cast<float*>(split_scales), static_cast<int*>(split_terms),
+          static_cast<int>(k), pairs));
+    }
     hummingd::GemmArgs args{};
     args.x = x;
     args.weights = static_cast<const hd::u32*>(weights[i % copies]);
@@ -234,10 +312,13 @@ std::vector<uint16_t> run_layer(const char* name, int splits, int m, bool pdl) {
   const double bytes = static_cast<double>(per_copy) + x_bytes + y_bytes;
   const double us = percentile(per_launch, 0.5);
   std::printf(
-      "\n## %s%s, M = %d, %d blocks (%d splits), %d B shared, %s: %.2f us per "
+      "\n## %s%s%s, M = %d, %d blocks (%d splits), %d B shared, %s: %.2f us "
+      "per "
       "launch (graph), %.2f TB/s; entry-to-entry median %.2f us\n",
-      name, kNull ? " (null kernel)" : "", m, blocks, splits, shared_bytes,
-      pdl ? "PDL" : "no PDL", us, bytes / us * 1e-6, percentile(periods, 0.5));
+      name, kNull ? " (null kernel)" : "",
+      g_prepass ? " after the split pre-pass" : "", m, blocks, splits,
+      shared_bytes, pdl ? "PDL" : "no PDL", us, bytes / us * 1e-6,
+      percentile(periods, 0.5));
   const int mid = kLaunches / 2;
   const unsigned long long origin = first_entry(mid);
   // The previous launch's last block end, relative to this launch's start.
@@ -325,6 +406,12 @@ std::vector<uint16_t> run_layer(const char* name, int splits, int m, bool pdl) {
   CHECK(cudaFree(workspace));
   CHECK(cudaFree(counters));
   CHECK(cudaFree(timeline));
+  if (g_prepass) {
+    CHECK(cudaFree(split_hi));
+    CHECK(cudaFree(split_lo));
+    CHECK(cudaFree(split_scales));
+    CHECK(cudaFree(split_terms));
+  }
   return output;
 }
 
@@ -352,8 +439,7 @@ using W4Bf16 =
 // mma=wgmma,blocks=4` (8 splits), as the codegen stub spells it, and with
 // `copy=bulk` (planner v43 for fp16).
 using Half8Four = hd::WgmmaTile<8, 64, 256, 1, 4, false, false, false, 1, 4>;
-using Half8FourBulk =
-    hd::WgmmaTile<8, 64, 256, 1, 4, true, false, false, 1, 4>;
+using Half8FourBulk = hd::WgmmaTile<8, 64, 256, 1, 4, true, false, false, 1, 4>;
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -365,6 +451,28 @@ int main(int argc, char** argv) {
   // the launch does it sit? (HUMMINGD_PROBE_ONLY_CA=1 runs only these.)
   const bool only_ca = env_is_one("HUMMINGD_PROBE_ONLY_CA");
   const bool only_m16 = env_is_one("HUMMINGD_PROBE_ONLY_M16");
+  // Decode-notes v95: what a split pre-pass before every launch costs in
+  // the chain, on the 16-token plans of 8192² and 4096² and the 8-token
+  // tile of 8192² (HUMMINGD_PROBE_ONLY_PREPASS=1: each without, then with).
+  if (env_is_one("HUMMINGD_PROBE_ONLY_PREPASS")) {
+    using Plan16 =
+        WgmmaConfig<W4, hd::WgmmaTile<16, 128, 256, 2, 4>, 8192, 8192>;
+    using Small16 = WgmmaConfig<
+        W4, hd::WgmmaTile<16, 32, 1024, 4, 4, false, false, false, 8, 1>, 4096,
+        4096>;
+    using Plan8 =
+        WgmmaConfig<W4,
+                    hd::WgmmaTile<8, 32, 1024, 2, 3, false, false, false, 4>,
+                    8192, 8192>;
+    for (bool prepass : {false, true}) {
+      g_prepass = prepass;
+      run_layer<Plan16, 2>("8192x8192 16x128x256", 4, 16, true);
+      run_layer<Small16, 1>("4096x4096 16x32x1024 ksplit=8", 1, 16, true);
+      run_layer<Plan8, 2>("8192x8192 8x32x1024 ksplit=4", 1, 8, true);
+      run_layer<Plan16, 2, true>("8192x8192 16x128x256", 4, 16, true);
+    }
+    return 0;
+  }
   // Decode-notes v86 / v87 (a): on 4096x14336's half tile bulk weight
   // copies run fp16 2-4% faster and bf16 7-8% slower in the bench's
   // back-to-back replays, while an isolated launch (ncu) has both ~2.5%
