@@ -80,11 +80,14 @@ HUMMINGD_HD constexpr OperandPath operand_path_of() {
 
 #if defined(__CUDA_ARCH__)
 
-HUMMINGD_DEVICE u32 byte_permute(u32 low, u32 high, u32 selector) {
+// Bytes of (high:low) picked by kSelector's nibbles (PTX prmt: low holds
+// bytes 0-3, high 4-7). The selector is an immediate.
+template <u32 kSelector>
+HUMMINGD_DEVICE u32 byte_permute(u32 low, u32 high) {
   u32 out;
   asm("prmt.b32 %0, %1, %2, %3;"
       : "=r"(out)
-      : "r"(low), "r"(high), "r"(selector));
+      : "r"(low), "r"(high), "n"(kSelector));
   return out;
 }
 
@@ -169,13 +172,17 @@ struct OperandDecoder<Format, OperandPath::kPackedInt> {
             and_or(source, (q & 1) != 0 ? 0x00F000F0u : 0x000F000Fu, kMagic2);
       }
     } else {
-      // Word 2 step + j, bytes 2r and 2r + 1 under the magic's high byte.
+      // Word 2 step + j, bytes 2r and 2r + 1 (selector nibbles 4 + 2r and
+      // 5 + 2r) under the magic's high byte (nibble 0). The magic is the
+      // register operand and the selector the immediate: the other way
+      // round (the word first, the magic as prmt's second source) ptxas
+      // made the magic the immediate and loaded the selector into a
+      // register before every PRMT, one more instruction per pair
+      // (bench/decode-notes.md v96).
       const u32 word = r_words[2 * step + j];
-      const u32 lo = static_cast<u32>(2 * r);
       constexpr u32 kMagicHighBytes = (Plan::kMagicHalf >> 8) * 0x01010101u;
-      magic_codes =
-          byte_permute(word, kMagicHighBytes,
-                       lo | (4u << 4) | ((lo + 1u) << 8) | (4u << 12));
+      magic_codes = r != 0 ? byte_permute<0x0706u>(kMagicHighBytes, word)
+                           : byte_permute<0x0504u>(kMagicHighBytes, word);
     }
     if constexpr (Format::kBits == 4 && !Plan::kBf16) {
       // Odd registers hold 1024 + 16 q: scale by 1/16 (exact) first.
