@@ -30,6 +30,20 @@ bool IsPlainTwoWarpgroupTile(const GemmTileConfig& tile, const QuantSpec& spec,
          !HasUnmeasuredFineScales(spec) && shape.k % tile.block_k == 0;
 }
 
+// The tile's one-warpgroup half in `splits` splits, three per SM or (0)
+// two, where that half is launchable.
+std::optional<SplitTile> HalfInSplits(const GemmTileConfig& tile,
+                                      int blocks_per_sm, int64_t splits,
+                                      const QuantSpec& spec,
+                                      const LayerShape& shape, int smem_limit) {
+  const int shared_budget =
+      blocks_per_sm == 3 ? kThreeBlocksSharedBytes : kTwoBlocksSharedBytes;
+  std::optional<GemmTileConfig> half = OneWarpgroupHalfTile(
+      tile, blocks_per_sm, shared_budget, spec, shape, smem_limit);
+  if (!half.has_value()) return std::nullopt;
+  return SplitTile{*half, splits};
+}
+
 }  // namespace
 
 // Planner v44, v45 (128-column k-tiles only; bench/decode-notes.md v87,
@@ -69,11 +83,8 @@ std::optional<SplitTile> ShortSplitHalfTile(const GemmTileConfig& tile,
   }
   const int64_t k_tiles = shape.k / tile.block_k;
   if (k_tiles > 4 * splits) return std::nullopt;
-  std::optional<GemmTileConfig> half =
-      OneWarpgroupHalfTile(tile, /*blocks_per_sm=*/0, kTwoBlocksSharedBytes,
-                           spec, shape, smem_limit);
-  if (!half.has_value()) return std::nullopt;
-  return SplitTile{*half, splits / 2};
+  return HalfInSplits(tile, /*blocks_per_sm=*/0, splits / 2, spec, shape,
+                      smem_limit);
 }
 
 // Planners v46-v48 (bench/decode-notes.md v88, v89; sweeps cq and cr,
@@ -120,11 +131,8 @@ std::optional<SplitTile> ThreePerSmHalfTile(const GemmTileConfig& tile,
     // (OneWarpgroupHalfTile checks that 256 columns divide K).
     GemmTileConfig wide_k = tile;
     wide_k.block_k = 256;
-    std::optional<GemmTileConfig> half =
-        OneWarpgroupHalfTile(wide_k, /*blocks_per_sm=*/3,
-                             kThreeBlocksSharedBytes, spec, shape, smem_limit);
-    if (!half.has_value()) return std::nullopt;
-    return SplitTile{*half, splits / 2};
+    return HalfInSplits(wide_k, /*blocks_per_sm=*/3, splits / 2, spec, shape,
+                        smem_limit);
   }
   if (tile.block_m == 32 && tile.blocks_per_sm == 0 && splits % 2 != 0) {
     // As many splits of at least 4 k-tiles as three per SM hold, where they
@@ -142,11 +150,8 @@ std::optional<SplitTile> ThreePerSmHalfTile(const GemmTileConfig& tile,
         k_tiles > 8 * half_splits) {
       return std::nullopt;
     }
-    std::optional<GemmTileConfig> half =
-        OneWarpgroupHalfTile(tile, /*blocks_per_sm=*/3, kThreeBlocksSharedBytes,
-                             spec, shape, smem_limit);
-    if (!half.has_value()) return std::nullopt;
-    return SplitTile{*half, half_splits};
+    return HalfInSplits(tile, /*blocks_per_sm=*/3, half_splits, spec, shape,
+                        smem_limit);
   }
   return std::nullopt;
 }
@@ -185,11 +190,8 @@ std::optional<SplitTile> ShortSplitPrescaledHalfTile(const GemmTileConfig& tile,
   wide_k.block_k = 128;
   wide_k.stages = 4;
   wide_k.early_tiles = 0;
-  std::optional<GemmTileConfig> half =
-      OneWarpgroupHalfTile(wide_k, /*blocks_per_sm=*/0, kTwoBlocksSharedBytes,
-                           spec, shape, smem_limit);
-  if (!half.has_value()) return std::nullopt;
-  return SplitTile{*half, splits / 2};
+  return HalfInSplits(wide_k, /*blocks_per_sm=*/0, splits / 2, spec, shape,
+                      smem_limit);
 }
 
 // Planner v52 (bench/decode-notes.md v93; sweeps dh and dj, twice each,
@@ -231,11 +233,8 @@ std::optional<SplitTile> EightBitLongSplitHalfTile(
       half_n_blocks * half_splits <= int64_t{2} * sm_count) {
     return std::nullopt;
   }
-  std::optional<GemmTileConfig> half =
-      OneWarpgroupHalfTile(tile, /*blocks_per_sm=*/3, kThreeBlocksSharedBytes,
-                           spec, shape, smem_limit);
-  if (!half.has_value()) return std::nullopt;
-  return SplitTile{*half, half_splits};
+  return HalfInSplits(tile, /*blocks_per_sm=*/3, half_splits, spec, shape,
+                      smem_limit);
 }
 
 }  // namespace hummingd

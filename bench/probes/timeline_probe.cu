@@ -440,6 +440,15 @@ using W4Bf16 =
 // `copy=bulk` (planner v43 for fp16).
 using Half8Four = hd::WgmmaTile<8, 64, 256, 1, 4, false, false, false, 1, 4>;
 using Half8FourBulk = hd::WgmmaTile<8, 64, 256, 1, 4, true, false, false, 1, 4>;
+// The planned 8192² tiles at 8 and 16 tokens and 4096²'s at 16 (decode-notes
+// v81, v95).
+using Plan8 = hd::WgmmaConfig<
+    W4, hd::WgmmaTile<8, 32, 1024, 2, 3, false, false, false, 4>, 8192, 8192>;
+using Plan16 =
+    hd::WgmmaConfig<W4, hd::WgmmaTile<16, 128, 256, 2, 4>, 8192, 8192>;
+using Small16 = hd::WgmmaConfig<
+    W4, hd::WgmmaTile<16, 32, 1024, 4, 4, false, false, false, 8, 1>, 4096,
+    4096>;
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -455,15 +464,6 @@ int main(int argc, char** argv) {
   // the chain, on the 16-token plans of 8192² and 4096² and the 8-token
   // tile of 8192² (HUMMINGD_PROBE_ONLY_PREPASS=1: each without, then with).
   if (env_is_one("HUMMINGD_PROBE_ONLY_PREPASS")) {
-    using Plan16 =
-        WgmmaConfig<W4, hd::WgmmaTile<16, 128, 256, 2, 4>, 8192, 8192>;
-    using Small16 = WgmmaConfig<
-        W4, hd::WgmmaTile<16, 32, 1024, 4, 4, false, false, false, 8, 1>, 4096,
-        4096>;
-    using Plan8 =
-        WgmmaConfig<W4,
-                    hd::WgmmaTile<8, 32, 1024, 2, 3, false, false, false, 4>,
-                    8192, 8192>;
     for (bool prepass : {false, true}) {
       g_prepass = prepass;
       run_layer<Plan16, 2>("8192x8192 16x128x256", 4, 16, true);
@@ -519,15 +519,6 @@ int main(int argc, char** argv) {
   // k-split tile does not have? The 16-token ones beside the null kernel
   // of their grid. (HUMMINGD_PROBE_ONLY_M16=1 runs only these.)
   {
-    using Plan8 =
-        WgmmaConfig<W4,
-                    hd::WgmmaTile<8, 32, 1024, 2, 3, false, false, false, 4>,
-                    8192, 8192>;
-    using Plan16 =
-        WgmmaConfig<W4, hd::WgmmaTile<16, 128, 256, 2, 4>, 8192, 8192>;
-    using Small16 = WgmmaConfig<
-        W4, hd::WgmmaTile<16, 32, 1024, 4, 4, false, false, false, 8, 1>, 4096,
-        4096>;
     using Small8 =
         WgmmaConfig<W4,
                     hd::WgmmaTile<8, 16, 1024, 2, 4, false, false, false, 8>,
