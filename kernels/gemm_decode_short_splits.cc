@@ -16,17 +16,21 @@ bool HalvesWeights(const GemmTileConfig& tile, const QuantSpec& spec) {
          spec.activation_type == DataType::kFp16;
 }
 
-// What both rules halve: a 128-row two-warpgroup wgmma tile of 128-column
-// k-tiles without copy, scale or prologue options (its launch bounds each
-// rule checks), of weights HalvesWeights takes with scales the other decode
-// rules take, on a K that its k-tiles divide.
-bool IsPlainTwoWarpgroupTile(const GemmTileConfig& tile, const QuantSpec& spec,
-                             const LayerShape& shape) {
+// A 128-row two-warpgroup wgmma tile of 128-column k-tiles without copy,
+// scale or prologue options (its launch bounds each rule checks).
+bool IsPlainTwoWarpgroupShape(const GemmTileConfig& tile) {
   return tile.mma == GemmMma::kWgmma && tile.block_n == 128 &&
          tile.block_k == 128 && tile.warps_m == 1 && tile.warps_n == 8 &&
          tile.warp_split_k == 1 && !tile.prescaled_scales &&
          !tile.k_major_scales && !tile.bulk_weights && !tile.warp_run_weights &&
-         tile.early_tiles == 0 && HalvesWeights(tile, spec) &&
+         tile.early_tiles == 0;
+}
+
+// What both rules halve: that tile, of weights HalvesWeights takes with
+// scales the other decode rules take, on a K that its k-tiles divide.
+bool IsPlainTwoWarpgroupTile(const GemmTileConfig& tile, const QuantSpec& spec,
+                             const LayerShape& shape) {
+  return IsPlainTwoWarpgroupShape(tile) && HalvesWeights(tile, spec) &&
          !HasUnmeasuredFineScales(spec) && shape.k % tile.block_k == 0;
 }
 
@@ -212,13 +216,9 @@ std::optional<SplitTile> ShortSplitPrescaledHalfTile(const GemmTileConfig& tile,
 std::optional<SplitTile> EightBitLongSplitHalfTile(
     const GemmTileConfig& tile, int64_t splits, const QuantSpec& spec,
     const LayerShape& shape, int sm_count, int smem_limit) {
-  const bool plain_tile =
-      tile.mma == GemmMma::kWgmma &&
-      (tile.block_m == 16 || tile.block_m == 32) && tile.block_n == 128 &&
-      tile.block_k == 128 && tile.warps_m == 1 && tile.warps_n == 8 &&
-      tile.stages == 4 && tile.blocks_per_sm == 0 && tile.warp_split_k == 1 &&
-      !tile.prescaled_scales && !tile.k_major_scales && !tile.bulk_weights &&
-      !tile.warp_run_weights && tile.early_tiles == 0;
+  const bool plain_tile = IsPlainTwoWarpgroupShape(tile) &&
+                          (tile.block_m == 16 || tile.block_m == 32) &&
+                          tile.stages == 4 && tile.blocks_per_sm == 0;
   if (!plain_tile || spec.weight.bits != 8 ||
       spec.activation_type != DataType::kFp16 ||
       HasUnmeasuredFineScales(spec) || splits < 8) {
