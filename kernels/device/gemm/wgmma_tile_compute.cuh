@@ -3,8 +3,9 @@
 // One k-tile of the Hopper decode GEMM (gemm/wgmma_gemm.cuh): each warp
 // decodes its 16 weight rows of every 64-row block straight into wgmma A
 // registers, while the wgmmas of the last one or two k16 steps run
-// (wait_group 1 or 2, kWgmmasInFlight), so that the decode of step s
-// overlaps the tensor cores' work on the steps before. At 8 tokens the
+// (wait_group 1 or 2, kWgmmasInFlight; at 16 and 32 tokens the steps go in
+// pairs, one group per pair), so that the decode of step s overlaps the
+// tensor cores' work on the steps before. At 8 tokens the
 // same registers feed warp-level mma.sync m16n8k16 instead (sync_mma_step):
 // half the tensor time per weight, and no fence, commit or wait.
 //
@@ -194,24 +195,31 @@ load_decoder_entry(const WgmmaChunk<Config>& chunk, int r, int j, int warp_col,
   return Decoder::prepare(raw_scale, raw_zero);
 }
 
-// One k16 step's wgmmas (m64nNk16, one per row block) in one group. With
-// deferred scales the period's first step starts the partial sums
-// (scale-d = 0).
-template <class Config>
-HUMMINGD_DEVICE void wgmma_step(WgmmaAccumulators<Config>& acc,
-                                const u32 (&r_a)[Config::kRowBlocks][4],
-                                u64 desc_x, bool starts_fold) {
+// kSteps consecutive k16 steps' wgmmas (m64nNk16, one per row block and
+// step) behind one fence and in one group: the warpgroup meets at the fence
+// and waits on the group once per kSteps steps. With deferred scales the
+// period's first step starts the partial sums (scale-d = 0). Step g reads
+// the activations 32 bytes (two 16-byte descriptor units) after step g - 1.
+template <class Config, int kSteps>
+HUMMINGD_DEVICE void wgmma_steps(
+    WgmmaAccumulators<Config>& acc,
+    const u32 (&r_a)[kSteps][Config::kRowBlocks][4], u64 desc_x,
+    bool starts_fold) {
   constexpr int kT = Config::kTokens;
   constexpr ScalarType kType = Config::Format::kActivationType;
   wgmma_fence();
   HUMMINGD_UNROLL
-  for (int r = 0; r < Config::kRowBlocks; ++r) {
-    if constexpr (!WgmmaScalePlan<Config>::kDeferred) {
-      wgmma_rs<kT, kType>(acc.total[r], r_a[r], desc_x);
-    } else if (starts_fold) {
-      wgmma_rs<kT, kType, false>(acc.part[r], r_a[r], desc_x);
-    } else {
-      wgmma_rs<kT, kType, true>(acc.part[r], r_a[r], desc_x);
+  for (int g = 0; g < kSteps; ++g) {
+    const u64 desc_step = desc_x + static_cast<u64>(2 * g);
+    HUMMINGD_UNROLL
+    for (int r = 0; r < Config::kRowBlocks; ++r) {
+      if constexpr (!WgmmaScalePlan<Config>::kDeferred) {
+        wgmma_rs<kT, kType>(acc.total[r], r_a[g][r], desc_step);
+      } else if (g == 0 && starts_fold) {
+        wgmma_rs<kT, kType, false>(acc.part[r], r_a[g][r], desc_step);
+      } else {
+        wgmma_rs<kT, kType, true>(acc.part[r], r_a[g][r], desc_step);
+      }
     }
   }
   wgmma_commit();
@@ -292,6 +300,21 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
   // has at least four k16 steps (one 64-column unit), so with at most two in
   // flight every wgmma of tile t - 2 has retired by then.
   constexpr int kWgmmasInFlight = Config::kTokens >= 64 ? 2 : 1;
+  // At 16 and 32 tokens the steps go in pairs: one fence, one group and
+  // one wait per two steps (half the warpgroup's meetings at the fence and
+  // half its waits), a pair decoded while the previous pair's group runs
+  // (two wgmmas in flight at the wait; decode-notes v97: 0.97-1.00x, the
+  // 4-bit loops 5-6% shorter). The ring rule holds: a tile's four or more
+  // steps make at least two pairs, and the wait before its second pair
+  // retires every group of the tile before. Not at 64 tokens, where the
+  // tensor pipe binds and pairs measured 1.01-1.025x slower (the first
+  // wgmma of a pair waits for both decodes), nor on two row blocks per
+  // warp (16x256 k-major tiles: two more A sets spill).
+  constexpr bool kStepPairs = !kSyncMma && kR == 1 && Config::kTokens <= 32;
+  constexpr int kStepsPerGroup = kStepPairs ? 2 : 1;
+  constexpr int kGroupsInFlight = kStepsPerGroup == 1 ? kWgmmasInFlight : 1;
+  static_assert(!Plan::kDeferred || Plan::kStepsPerFold % kStepsPerGroup == 0,
+                "a scale period starts a group");
   const u32 ldsm_lane_offset = static_cast<u32>(
       (lane & 7) * kWgmmaSwizzleRowBytes + (((lane >> 3) ^ (lane & 7)) << 4));
   // Deferred: the current fold's decoder entries (zero points only).
@@ -340,12 +363,12 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
       }
     }
     HUMMINGD_UNROLL
-    for (int s = 0; s < 4; ++s) {
-      const int q_w = ku_w * 4 + s;
+    for (int s0 = 0; s0 < 4; s0 += kStepsPerGroup) {
+      const int q_w = ku_w * 4 + s0;
       const bool starts_fold = q_w % Plan::kStepsPerFold == 0;
-      // The wgmma of step s - 1 - kWgmmasInFlight read the A registers
-      // this step rewrites.
-      if constexpr (!kSyncMma) wgmma_wait<kWgmmasInFlight>();
+      // The group kGroupsInFlight + 1 before this one read the A registers
+      // this one rewrites.
+      if constexpr (!kSyncMma) wgmma_wait<kGroupsInFlight>();
       // Deferred: the new period's scales and decoder entries (zero
       // points), loaded before the decode that hides their latency.
       float r_new_scale[kR][2];
@@ -364,32 +387,35 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
           }
         }
       }
-      u32 r_a[kR][4];
+      u32 r_a[kStepsPerGroup][kR][4];
       HUMMINGD_UNROLL
-      for (int r = 0; r < kR; ++r) {
-        if constexpr (Plan::kDeferred) {
-          const Entry& e0 = r_fold_entry[r][0];
-          const Entry& e1 = r_fold_entry[r][1];
+      for (int g = 0; g < kStepsPerGroup; ++g) {
+        const int s = s0 + g;
+        HUMMINGD_UNROLL
+        for (int r = 0; r < kR; ++r) {
           const u32* words = r_words[ku_w & 1][r];
-          r_a[r][0] = Decoder::unscaled_pair(words, s, 0, 0, e0);
-          r_a[r][1] = Decoder::unscaled_pair(words, s, 1, 0, e1);
-          r_a[r][2] = Decoder::unscaled_pair(words, s, 0, 1, e0);
-          r_a[r][3] = Decoder::unscaled_pair(words, s, 1, 1, e1);
-        } else {
-          const int ee = kEntriesPerUnit == 1 ? 0 : s;
-          const Entry& e0 = r_unit_entry[r][ee][0];
-          const Entry& e1 = r_unit_entry[r][ee][1];
-          const u32* words = r_words[ku_w & 1][r];
-          r_a[r][0] = Decoder::pair(words, s, 0, 0, e0);
-          r_a[r][1] = Decoder::pair(words, s, 1, 0, e1);
-          r_a[r][2] = Decoder::pair(words, s, 0, 1, e0);
-          r_a[r][3] = Decoder::pair(words, s, 1, 1, e1);
+          if constexpr (Plan::kDeferred) {
+            const Entry& e0 = r_fold_entry[r][0];
+            const Entry& e1 = r_fold_entry[r][1];
+            r_a[g][r][0] = Decoder::unscaled_pair(words, s, 0, 0, e0);
+            r_a[g][r][1] = Decoder::unscaled_pair(words, s, 1, 0, e1);
+            r_a[g][r][2] = Decoder::unscaled_pair(words, s, 0, 1, e0);
+            r_a[g][r][3] = Decoder::unscaled_pair(words, s, 1, 1, e1);
+          } else {
+            const int ee = kEntriesPerUnit == 1 ? 0 : s;
+            const Entry& e0 = r_unit_entry[r][ee][0];
+            const Entry& e1 = r_unit_entry[r][ee][1];
+            r_a[g][r][0] = Decoder::pair(words, s, 0, 0, e0);
+            r_a[g][r][1] = Decoder::pair(words, s, 1, 0, e1);
+            r_a[g][r][2] = Decoder::pair(words, s, 0, 1, e0);
+            r_a[g][r][3] = Decoder::pair(words, s, 1, 1, e1);
+          }
         }
       }
       if constexpr (Plan::kDeferred) {
         if (starts_fold) {
-          // The previous period's last wgmmas (up to kWgmmasInFlight of
-          // them, step s - 1 among them) may still be in flight.
+          // The previous period's last groups (up to kGroupsInFlight of
+          // them, the one before this among them) may still be in flight.
           if (q_w > 0 || has_previous_tile) {
             if constexpr (!kSyncMma) wgmma_wait<0>();
             acc.fold();
@@ -402,6 +428,7 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
         }
       }
       if constexpr (kSyncMma) {
+        const int s = s0;
         if (s % 2 == 0) {
           // Token rows 8j .. 8j + 7 of the panel (their swizzle is the
           // row's, so the lane offset holds).
@@ -415,16 +442,16 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
                     (s == 0 ? ldsm_lane_offset : ldsm_lane_offset ^ 64u));
           }
         }
-        sync_mma_step<Config>(acc, r_a, r_b, s & 1, starts_fold);
+        sync_mma_step<Config>(acc, r_a[0], r_b, s & 1, starts_fold);
       } else {
         // The start address is the descriptor's low field (16-byte units);
         // the stage is 1024-aligned, so adding the panel and k16 offsets
         // never carries out of it.
-        wgmma_step<Config>(
+        wgmma_steps<Config, kStepsPerGroup>(
             acc, r_a,
             desc_stage +
                 static_cast<u64>(
-                    (ku * Config::kTokens * kWgmmaSwizzleRowBytes + s * 32) >>
+                    (ku * Config::kTokens * kWgmmaSwizzleRowBytes + s0 * 32) >>
                     4),
             starts_fold);
       }
