@@ -309,7 +309,8 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
   // retires every group of the tile before. Not at 64 tokens, where the
   // tensor pipe binds and pairs measured 1.01-1.025x slower (the first
   // wgmma of a pair waits for both decodes), nor on two row blocks per
-  // warp (16x256 k-major tiles: two more A sets spill).
+  // warp (16x256 k-major tiles), whose steps already put two wgmmas behind
+  // each fence and where two more A sets spill.
   constexpr bool kStepPairs = !kSyncMma && kR == 1 && Config::kTokens <= 32;
   constexpr int kStepsPerGroup = kStepPairs ? 2 : 1;
   constexpr int kGroupsInFlight = kStepsPerGroup == 1 ? kWgmmasInFlight : 1;
