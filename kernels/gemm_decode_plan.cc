@@ -476,8 +476,18 @@ std::optional<DecodeCandidate> LongSplitTileCandidate(
   // 28672 32.09 / 32.69 against 32.41 / 32.86, 35.30 against 35.50 at M =
   // 16; 28672 x 8192 32.99 / 33.94 against 33.45 / 34.06, 37.59 against
   // 37.86).
+  // bf16 with group scales at 16 tokens no longer (planner v53, sweep dk
+  // at 18ba0eb, groups of 128, after the 16-token steps went in pairs:
+  // 28672 x 8192 unsplit 36.9-37.1 µs at M = 16 against 38.9-39.1 for the
+  // 256-row k-major tile, M = 9 36.4 against 38.3-38.6; 8192 x 28672 in 4
+  // splits 35.0-35.1 against 35.6-35.8;
+  // bench/results/tile-sweep-dk-18ba0eb.md); channel-wise and 2-D scales,
+  // unmeasured, keep the limit.
+  const bool bf16_measured_long =
+      range.tokens == 16 && spec.granularity == ScaleGranularity::kGroup;
   const bool limited_to_8_tiles =
-      spec.activation_type == DataType::kBf16 || HasGroupsOf32(spec);
+      (spec.activation_type == DataType::kBf16 && !bf16_measured_long) ||
+      HasGroupsOf32(spec);
   const bool long_splits_lose =
       limited_to_8_tiles && k_tiles > 8 * candidate.splits;
   const bool short_splits = range.tokens > 8 && k_tiles < 4 * candidate.splits;
@@ -631,9 +641,10 @@ absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
     // against 77.1), so that tile stays where the range has it. 8-bit weights
     // at 8 tokens take them (uint8 8x128x128 s4 117.3 against 126.5 for the
     // k-major 8x256x64, sweep au; e4m3 and the other 8-bit specs unmeasured
-    // there). bf16 (unmeasured against them there at 16 and 32 tokens) and
-    // groups of 32 keep their limit of 8 k-tiles per split
-    // (LongSplitTileCandidate), which rules them out wherever K > 2048.
+    // there). bf16 at 32 tokens (unmeasured against them there) and groups
+    // of 32 keep their limit of 8 k-tiles per split
+    // (LongSplitTileCandidate), which rules them out wherever K > 2048; bf16
+    // at 16 tokens takes them since planner v53 (sweep dk).
     // bench/results/tile-sweep-decode-wide.md.
     const bool keeps_wide_k_major_tile =
         spec.weight.bits <= 4 && shape.n / 128 > int64_t{2} * sm_count &&

@@ -47,14 +47,14 @@ TEST(GemmDecodePlanTest, KMajorScalesOnWideTilesOfSpecsWithOneScalePerRow) {
   for (auto [n, k] : {std::pair<int64_t, int64_t>{28672, 8192},
                       std::pair<int64_t, int64_t>{8192, 28672}}) {
     SCOPED_TRACE(::testing::Message() << "N=" << n << " K=" << k);
-    // bf16 on splits of 28-32 k-tiles: 256-row k-major tiles at 8 and 16
-    // tokens.
+    // bf16 on splits of 28-32 k-tiles: a 256-row k-major tile at 8
+    // tokens; at 16 fp16's 128-row tile since planner v53 (sweep dk).
     const std::vector<GemmTileConfig> bf16 = tiles(kW4Bf16, n, k);
     ASSERT_EQ(bf16.size(), 4u);
-    for (int i : {0, 1}) {
-      EXPECT_EQ(bf16[i].block_n, 256);
-      EXPECT_TRUE(bf16[i].k_major_scales);
-    }
+    EXPECT_EQ(bf16[0].block_n, 256);
+    EXPECT_TRUE(bf16[0].k_major_scales);
+    EXPECT_EQ(bf16[1].block_n, 128);
+    EXPECT_FALSE(bf16[1].k_major_scales);
     // fp16: 128 rows since planner v16 (8 tokens) and v18 (16).
     const std::vector<GemmTileConfig> fp16 = tiles(kW4, n, k);
     ASSERT_EQ(fp16.size(), 4u);
@@ -127,12 +127,13 @@ TEST(GemmDecodePlanTest, KMajorTilesOnlyForClientsThatPassTheKMajorScales) {
   ASSERT_GE(current.entries.size(), 4u);
   EXPECT_EQ(current.entries[0].config.text,
             "tile=8x256x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor");
-  EXPECT_EQ(current.entries[1].config.text,
-            "tile=16x256x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor");
   EXPECT_EQ(original.entries[0].config.text,
             "tile=8x256x128,warps=1x8,stages=4,mma=wgmma");
-  EXPECT_EQ(original.entries[1].config.text,
-            "tile=16x256x128,warps=1x8,stages=4,mma=wgmma");
+  // At 16 tokens bf16 takes the 128-row tile since planner v53, the same
+  // for both.
+  EXPECT_EQ(current.entries[1].config.text,
+            "tile=16x128x256,warps=1x8,stages=4,mma=wgmma");
+  EXPECT_EQ(original.entries[1].config, current.entries[1].config);
   // fp16 takes 128-row tiles there, the same for both.
   EXPECT_EQ(plan_for(kW4, 28672, 8192, kLaunchAbiOriginal).entries[1].config,
             plan_for(kW4, 28672, 8192, kCurrentLaunchAbi).entries[1].config);
@@ -172,8 +173,9 @@ TEST(GemmDecodePlanTest, KMajorTilesOnlyForClientsThatPassTheKMajorScales) {
       }
     }
   }
-  // The 256-row tiles of bf16 and of groups of 32 on the long-split layers.
-  EXPECT_EQ(k_major_current, 8);
+  // The 256-row tiles of bf16 (8 tokens; 16 too before planner v53) and of
+  // groups of 32 on the long-split layers.
+  EXPECT_EQ(k_major_current, 6);
   // ksplit=S tiles only from ABI 2: 4096 x 4096 at 8 tokens, and 8-bit
   // weights at 16 (an ABI-2 loader parses any ksplit text).
   const Plan k_split = plan_for(kW4, 4096, 4096, kLaunchAbiKSplitTiles);
