@@ -481,12 +481,14 @@ std::optional<DecodeCandidate> LongSplitTileCandidate(
   // 28672 x 8192 unsplit 36.9-37.1 µs at M = 16 against 38.9-39.1 for the
   // 256-row k-major tile, M = 9 36.4 against 38.3-38.6; 8192 x 28672 in 4
   // splits 35.0-35.1 against 35.6-35.8;
-  // bench/results/tile-sweep-dk-18ba0eb.md); channel-wise and 2-D scales,
-  // unmeasured, keep the limit.
-  const bool bf16_measured_long =
+  // bench/results/tile-sweep-dk-18ba0eb.md). Other group sizes, zero points
+  // and formats with group scales take it unmeasured, as they take the
+  // group-128 rules elsewhere; channel-wise, 2-D and tensor scales keep the
+  // limit.
+  const bool long_splits_for_bf16 =
       range.tokens == 16 && spec.granularity == ScaleGranularity::kGroup;
   const bool limited_to_8_tiles =
-      (spec.activation_type == DataType::kBf16 && !bf16_measured_long) ||
+      (spec.activation_type == DataType::kBf16 && !long_splits_for_bf16) ||
       HasGroupsOf32(spec);
   const bool long_splits_lose =
       limited_to_8_tiles && k_tiles > 8 * candidate.splits;
@@ -644,7 +646,10 @@ absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
     // there). bf16 at 32 tokens (unmeasured against them there) and groups
     // of 32 keep their limit of 8 k-tiles per split
     // (LongSplitTileCandidate), which rules them out wherever K > 2048; bf16
-    // at 16 tokens takes them since planner v53 (sweep dk).
+    // with group scales at 16 tokens is no longer ruled out since planner
+    // v53 (sweep dk, measured on 28672 x 8192 and 8192 x 28672, narrower
+    // than a wave), so it takes them where no k-major tile is kept here
+    // (unmeasured past a wave).
     // bench/results/tile-sweep-decode-wide.md.
     const bool keeps_wide_k_major_tile =
         spec.weight.bits <= 4 && shape.n / 128 > int64_t{2} * sm_count &&

@@ -18,7 +18,7 @@
 //    ("fold": min(scale group, BK) columns) accumulates into a partial set,
 //    started by the period's first wgmma with scale-d = 0, and is folded
 //    into the totals as total += s * partial in fp32 at the next period's
-//    first step, after that step's decode and a wait_group 0 (ptxas
+//    first step (or pair of steps), after its decode and a wait_group 0 (ptxas
 //    serializes every wgmma if ordinary instructions read accumulators
 //    while any wgmma may be in flight, so the fold drains the pipe: one
 //    tensor-core bubble per period, hidden behind a step's decode). Half
@@ -293,12 +293,14 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
   // With k-split warps at 16 tokens too (two n8 tiles per step).
   constexpr bool kSyncMma = Config::kTokens == 8 || Config::kWarpSplitK > 1;
   constexpr int kBTiles = kSyncMma ? Config::kTokens / 8 : 1;
-  // wgmmas a warpgroup leaves in flight while it decodes the next step's A
-  // registers: two from 64 tokens, where the loop waits on the tensor pipe
-  // (decode-notes v79-v80), one below (v61, v81: two were neutral at 16
-  // and 32 tokens). The ring reuses tile t - 2's slot after tile t - 1; a tile
-  // has at least four k16 steps (one 64-column unit), so with at most two in
-  // flight every wgmma of tile t - 2 has retired by then.
+  // Groups of wgmmas (one per row block of a step) a warpgroup leaves in
+  // flight while it decodes the next step's A registers: two from 64
+  // tokens, where the loop waits on the tensor pipe (decode-notes v79-v80),
+  // one below (v61, v81: two were neutral at 16 and 32 tokens; where the
+  // steps go in pairs, below, one pair). The ring reuses tile t - 2's slot
+  // after tile t - 1; a tile has at least four k16 steps (one 64-column unit),
+  // so with at most two in flight every wgmma of tile t - 2 has retired by
+  // then.
   constexpr int kWgmmasInFlight = Config::kTokens >= 64 ? 2 : 1;
   // At 16 and 32 tokens the steps go in pairs: one fence, one group and
   // one wait per two steps (half the warpgroup's meetings at the fence and

@@ -160,8 +160,9 @@ TEST(GemmDecodePlanTest, OnlyHopperLayersWithNMultipleOf64GetWgmma) {
 // 128-row tiles of 16 KB k-tiles (256 columns of 4-bit weights, 128 of
 // 8-bit ones) in as many splits as one wave of two per SM holds, at 8
 // tokens and, for 4-bit weights on splits of >= 4 k-tiles, at 16 and 32
-// (planner v16-v18); bf16 only up to 8 k-tiles per split, else the 256-row
-// k-major tiles; short rings; splits within one wave; 4-bit 16-token tiles
+// (planner v16-v18); bf16 only up to 8 k-tiles per split at 8 and 32
+// tokens (at 16 on any split since v53), else the 256-row k-major tiles at 8
+// and BK 128 at 32; short rings; splits within one wave; 4-bit 16-token tiles
 // three per SM on layers of many short splits; weights by cp.async.
 TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
   struct Expected {
@@ -347,11 +348,11 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
 // against 12.94 / 13.32 for the 256-row k-major tile, 4096 x 14336 10.14 /
 // 10.44 against 12.82 / 13.14, 6144 x 4096 5.70 / 6.11 against 8.15 /
 // 8.33; M = 16 8192 x 8192 14.01 against 15.09), except that groups of 32,
-// like bf16 at 8 tokens, keep the 256-row k-major tiles on splits of more
-// than 8 k-tiles (8192 x 28672 and 28672 x 8192 at 8 and 16 tokens, and BK
-// 128 at 32; bf16 in groups of 128 leaves them at 16 tokens since planner
-// v53), and (planner v36) groups of 32 take the 64-row half of the
-// long-split tile, four per SM, where group 128 runs the k-split tile past
+// like bf16 at 8 tokens (and BK 128 at 32), keep the 256-row k-major tiles on
+// splits of more than 8 k-tiles (8192 x 28672 and 28672 x 8192 at 8 and 16
+// tokens, and BK 128 at 32; bf16 in groups of 128 leaves them at 16 tokens
+// since planner v53), and (planner v36) groups of 32 take the 64-row half of
+// the long-split tile, four per SM, where group 128 runs the k-split tile past
 // K = 4096 (8192 x 8192 at 8 tokens: fp16 10.99-11.33 µs at M = 1-8 against
 // 11.31-11.97). The 64-token tiles were already the same. Groups of 16 were
 // not measured and keep theirs.
