@@ -144,7 +144,7 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
   // Tile t + kAhead is copied while tile t computes (kAhead = kStages - 2,
   // or 2 for three-stage k-split warp tiles: wgmma_ring_lead): the slot it
   // lands in was last read by tile t - 2, whose wgmmas every warp has
-  // retired (wait_group 1 or 2 inside tile t - 1, kWgmmasInFlight and the
+  // retired (wait_group 1 or 2 inside tile t - 1, kGroupsInFlight and the
   // step pairs in gemm/wgmma_tile_compute.cuh) before this barrier.
   // The prologue fetches the weights of its first Config::kEarlyTiles tiles
   // (all kAhead unless the tile says `early=N`) before waiting for the

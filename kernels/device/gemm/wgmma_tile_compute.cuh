@@ -3,7 +3,7 @@
 // One k-tile of the Hopper decode GEMM (gemm/wgmma_gemm.cuh): each warp
 // decodes its 16 weight rows of every 64-row block straight into wgmma A
 // registers, while the wgmmas of the last one or two k16 steps run
-// (wait_group 1 or 2, kWgmmasInFlight; at 16 and 32 tokens the steps go in
+// (wait_group 1 or 2, kGroupsInFlight; at 16 and 32 tokens the steps go in
 // pairs, one group per pair), so that the decode of step s overlaps the
 // tensor cores' work on the steps before. At 8 tokens the
 // same registers feed warp-level mma.sync m16n8k16 instead (sync_mma_step):
@@ -301,11 +301,11 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
   // after tile t - 1; a tile has at least four k16 steps (one 64-column unit),
   // so with at most two in flight every wgmma of tile t - 2 has retired by
   // then.
-  constexpr int kWgmmasInFlight = Config::kTokens >= 64 ? 2 : 1;
+  constexpr int kGroupsInFlight = Config::kTokens >= 64 ? 2 : 1;
   // At 16 and 32 tokens the steps go in pairs: one fence, one group and
   // one wait per two steps (half the warpgroup's meetings at the fence and
   // half its waits), a pair decoded while the previous pair's group runs
-  // (two wgmmas in flight at the wait; decode-notes v97: 0.97-1.00x, the
+  // (one pair in flight at the wait; decode-notes v97: 0.97-1.00x, the
   // 4-bit loops 5-6% shorter). The ring rule holds: a tile's four or more
   // steps make at least two pairs, and the wait before its second pair
   // retires every group of the tile before. Not at 64 tokens, where the
@@ -315,7 +315,6 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
   // each fence and where two more A sets spill.
   constexpr bool kStepPairs = !kSyncMma && kR == 1 && Config::kTokens <= 32;
   constexpr int kStepsPerGroup = kStepPairs ? 2 : 1;
-  constexpr int kGroupsInFlight = kStepsPerGroup == 1 ? kWgmmasInFlight : 1;
   static_assert(!Plan::kDeferred || Plan::kStepsPerFold % kStepsPerGroup == 0,
                 "a scale period starts a group");
   const u32 ldsm_lane_offset = static_cast<u32>(
