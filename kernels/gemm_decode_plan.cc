@@ -444,8 +444,9 @@ int WideBlockK(const QuantSpec& spec) {
 //   (three stages) lost by 20-35%. On the small layers the rule gives the
 //   tile and splits they already had (three per SM lost: 4096 x 4096 7.39
 //   against 6.86).
-// bf16 with 8-bit weights and 32 tokens were not measured; they take the
-// same 8-k-tile limit.
+// bf16 with 8-bit weights was not measured; it takes the same 8-k-tile
+// limit. bf16 with 4-bit weights and group scales has none since planners
+// v53 / v54 (below).
 std::optional<DecodeCandidate> LongSplitTileCandidate(
     const DecodeRange& range, const QuantSpec& spec, const LayerShape& shape,
     int sm_count, int smem_limit, int block_k) {
@@ -476,17 +477,24 @@ std::optional<DecodeCandidate> LongSplitTileCandidate(
   // 28672 32.09 / 32.69 against 32.41 / 32.86, 35.30 against 35.50 at M =
   // 16; 28672 x 8192 32.99 / 33.94 against 33.45 / 34.06, 37.59 against
   // 37.86).
-  // bf16 with group scales at 16 tokens no longer (planner v53, sweep dk
-  // at 18ba0eb, groups of 128, after the 16-token steps went in pairs:
-  // 28672 x 8192 unsplit 36.9-37.1 µs at M = 16 against 38.9-39.1 for the
-  // 256-row k-major tile, M = 9 36.4 against 38.3-38.6; 8192 x 28672 in 4
-  // splits 35.0-35.1 against 35.6-35.8;
-  // bench/results/tile-sweep-dk-18ba0eb.md). Other group sizes, zero points
+  // bf16 with group scales and 4-bit weights no longer: at 16 tokens since
+  // planner v53 (sweep dk at 18ba0eb, groups of 128, after the 16-token
+  // steps went in pairs: 28672 x 8192 unsplit 36.9-37.1 µs at M = 16
+  // against 38.9-39.1 for the 256-row k-major tile, M = 9 36.4 against
+  // 38.3-38.6; 8192 x 28672 in 4 splits 35.0-35.1 against 35.6-35.8;
+  // bench/results/tile-sweep-dk-18ba0eb.md), at 8 and 32 since planner v54
+  // (sweep dl at ae4534f, each line twice: 8x128x256 s4 on 28672 x 8192
+  // unsplit 32.8 / 33.1-33.4 µs at M = 1 / 8 against 33.7 / 34.3 for the
+  // k-major 8x256x128 in 2 splits, on 8192 x 28672 in 4 splits 31.4 / 31.7
+  // against 31.9 / 32.1-32.2 for it in 8; 32x128x256 s3 unsplit 44.0 / 45.1-
+  // 45.3 at M = 17 / 32 against 46.0-46.2 / 46.5-46.9 for 32x128x128 s4,
+  // in 4 splits 42.2 / 43.2 against 43.9-44.1 / 44.4;
+  // bench/results/tile-sweep-dl-ae4534f.md). Other group sizes, zero points
   // and formats with group scales take it unmeasured, as they take the
   // group-128 rules elsewhere; channel-wise, 2-D and tensor scales keep the
-  // limit.
+  // limit, and so do 8-bit weights at 8 tokens (unmeasured with bf16).
   const bool long_splits_for_bf16 =
-      range.tokens == 16 && spec.granularity == ScaleGranularity::kGroup;
+      !eight_bit && spec.granularity == ScaleGranularity::kGroup;
   const bool limited_to_8_tiles =
       (spec.activation_type == DataType::kBf16 && !long_splits_for_bf16) ||
       HasGroupsOf32(spec);
@@ -643,13 +651,13 @@ absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
     // against 77.1), so that tile stays where the range has it. 8-bit weights
     // at 8 tokens take them (uint8 8x128x128 s4 117.3 against 126.5 for the
     // k-major 8x256x64, sweep au; e4m3 and the other 8-bit specs unmeasured
-    // there). bf16 at 32 tokens (unmeasured against them there) and groups
-    // of 32 keep their limit of 8 k-tiles per split
+    // there). Groups of 32 keep their limit of 8 k-tiles per split
     // (LongSplitTileCandidate), which rules them out wherever K > 2048; bf16
-    // with group scales at 16 tokens is no longer ruled out since planner
-    // v53 (sweep dk, measured on 28672 x 8192 and 8192 x 28672, narrower
-    // than a wave), so it takes them where no k-major tile is kept here
-    // (unmeasured past a wave).
+    // with group scales and 4-bit weights is no longer ruled out since
+    // planners v53 (16 tokens) and v54 (8 and 32; sweeps dk and dl,
+    // measured on 28672 x 8192 and 8192 x 28672, narrower than a wave), so
+    // it takes them where no k-major tile is kept here (unmeasured past a
+    // wave).
     // bench/results/tile-sweep-decode-wide.md.
     const bool keeps_wide_k_major_tile =
         spec.weight.bits <= 4 && shape.n / 128 > int64_t{2} * sm_count &&

@@ -47,14 +47,21 @@ TEST(GemmDecodePlanTest, KMajorScalesOnWideTilesOfSpecsWithOneScalePerRow) {
   for (auto [n, k] : {std::pair<int64_t, int64_t>{28672, 8192},
                       std::pair<int64_t, int64_t>{8192, 28672}}) {
     SCOPED_TRACE(::testing::Message() << "N=" << n << " K=" << k);
-    // bf16 on splits of 28-32 k-tiles: a 256-row k-major tile at 8
-    // tokens; at 16 fp16's 128-row tile since planner v53 (sweep dk).
+    // bf16 on splits of 28-32 k-tiles: fp16's 128-row tiles at 16 tokens
+    // since planner v53 (sweep dk) and at 8 since v54 (sweep dl); with
+    // channel-wise scales (8 k-tiles per split at most) the 256-row k-major
+    // tile at both.
     const std::vector<GemmTileConfig> bf16 = tiles(kW4Bf16, n, k);
     ASSERT_EQ(bf16.size(), 4u);
-    EXPECT_EQ(bf16[0].block_n, 256);
-    EXPECT_TRUE(bf16[0].k_major_scales);
-    EXPECT_EQ(bf16[1].block_n, 128);
-    EXPECT_FALSE(bf16[1].k_major_scales);
+    const std::vector<GemmTileConfig> bf16_channel =
+        tiles("weight=uint4,group=channel,scale=bf16,act=bf16,out=bf16", n, k);
+    ASSERT_EQ(bf16_channel.size(), 4u);
+    for (int i : {0, 1}) {
+      EXPECT_EQ(bf16[i].block_n, 128);
+      EXPECT_FALSE(bf16[i].k_major_scales);
+      EXPECT_EQ(bf16_channel[i].block_n, 256);
+      EXPECT_TRUE(bf16_channel[i].k_major_scales);
+    }
     // fp16: 128 rows since planner v16 (8 tokens) and v18 (16).
     const std::vector<GemmTileConfig> fp16 = tiles(kW4, n, k);
     ASSERT_EQ(fp16.size(), 4u);
@@ -119,24 +126,36 @@ TEST(GemmDecodePlanTest, KMajorTilesOnlyForClientsThatPassTheKMajorScales) {
     EXPECT_TRUE(plan.ok()) << plan.status();
     return plan.ok() ? *plan : Plan();
   };
-  const char* const kW4Bf16 =
-      "weight=uint4,group=128,scale=bf16,act=bf16,out=bf16";
-  const Plan original = plan_for(kW4Bf16, 28672, 8192, kLaunchAbiOriginal);
-  const Plan current = plan_for(kW4Bf16, 28672, 8192, kLaunchAbiKMajorScales);
+  // bf16 with channel-wise scales keeps the 256-row tiles at 8 and 16
+  // tokens on 28672 x 8192.
+  const char* const kW4Bf16Channel =
+      "weight=uint4,group=channel,scale=bf16,act=bf16,out=bf16";
+  const Plan original =
+      plan_for(kW4Bf16Channel, 28672, 8192, kLaunchAbiOriginal);
+  const Plan current =
+      plan_for(kW4Bf16Channel, 28672, 8192, kLaunchAbiKMajorScales);
   ASSERT_EQ(original.entries.size(), current.entries.size());
   ASSERT_GE(current.entries.size(), 4u);
   EXPECT_EQ(current.entries[0].config.text,
             "tile=8x256x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor");
   EXPECT_EQ(original.entries[0].config.text,
             "tile=8x256x128,warps=1x8,stages=4,mma=wgmma");
-  // At 16 tokens bf16 takes the 128-row tile since planner v53, the same
-  // for both.
-  EXPECT_EQ(current.entries[1].config.text,
-            "tile=16x128x256,warps=1x8,stages=4,mma=wgmma");
-  EXPECT_EQ(original.entries[1].config, current.entries[1].config);
-  // fp16 takes 128-row tiles there, the same for both.
-  EXPECT_EQ(plan_for(kW4, 28672, 8192, kLaunchAbiOriginal).entries[1].config,
-            plan_for(kW4, 28672, 8192, kCurrentLaunchAbi).entries[1].config);
+  // In groups of 128 bf16 takes 128-row tiles at 8 and 16 tokens since
+  // planners v53 / v54, and fp16 since v16 / v18: the same for both.
+  for (const char* spec :
+       {kW4, "weight=uint4,group=128,scale=bf16,act=bf16,out=bf16"}) {
+    const Plan abi0 = plan_for(spec, 28672, 8192, kLaunchAbiOriginal);
+    const Plan abi_current =
+        plan_for(spec, 28672, 8192, kLaunchAbiKMajorScales);
+    ASSERT_GE(abi0.entries.size(), 2u);
+    ASSERT_EQ(abi0.entries.size(), abi_current.entries.size());
+    for (int i : {0, 1}) {
+      EXPECT_EQ(abi_current.entries[i].config.text.find("x256x128"),
+                std::string::npos)
+          << abi_current.entries[i].config.text;
+      EXPECT_EQ(abi0.entries[i].config, abi_current.entries[i].config);
+    }
+  }
 
   // Every decode layer and spec: nothing k-major for ABI 0, and the same
   // plan as ABI 1's once its k-major option is taken off.
@@ -173,9 +192,10 @@ TEST(GemmDecodePlanTest, KMajorTilesOnlyForClientsThatPassTheKMajorScales) {
       }
     }
   }
-  // The 256-row tiles of bf16 (8 tokens; 16 too before planner v53) and of
-  // groups of 32 on the long-split layers.
-  EXPECT_EQ(k_major_current, 6);
+  // The 256-row tiles of groups of 32 on the long-split layers at 8 and 16
+  // tokens (bf16 in groups of 128 had them at 8 before planner v54, at 16
+  // before v53).
+  EXPECT_EQ(k_major_current, 4);
   // ksplit=S tiles only from ABI 2: 4096 x 4096 at 8 tokens, and 8-bit
   // weights at 16 (an ABI-2 loader parses any ksplit text).
   const Plan k_split = plan_for(kW4, 4096, 4096, kLaunchAbiKSplitTiles);

@@ -160,9 +160,10 @@ TEST(GemmDecodePlanTest, OnlyHopperLayersWithNMultipleOf64GetWgmma) {
 // 128-row tiles of 16 KB k-tiles (256 columns of 4-bit weights, 128 of
 // 8-bit ones) in as many splits as one wave of two per SM holds, at 8
 // tokens and, for 4-bit weights on splits of >= 4 k-tiles, at 16 and 32
-// (planner v16-v18); bf16 only up to 8 k-tiles per split at 8 and 32
-// tokens (at 16 on any split since v53), else the 256-row k-major tiles at 8
-// and BK 128 at 32; short rings; splits within one wave; 4-bit 16-token tiles
+// (planner v16-v18); bf16 in group scales the same since v53 (16 tokens)
+// and v54 (8 and 32; before, only up to 8 k-tiles per split, else the
+// 256-row k-major tiles at 8 and BK 128 at 32); short rings; splits within
+// one wave; 4-bit 16-token tiles
 // three per SM on layers of many short splits; weights by cp.async.
 TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
   struct Expected {
@@ -223,25 +224,26 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
         "tile=32x128x256,warps=1x8,stages=3,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
        {4, 4, 4, 4}},
-      // bf16 on splits of 28-32 k-tiles keeps the 256-row k-major tile at
-      // 8 tokens and BK 128 at 32; at 16 it takes fp16's unsplit 128-row
-      // tile since planner v53 (sweep dk: 36.9-37.1 against 38.9-39.1 µs).
+      // bf16 on splits of 28-32 k-tiles takes fp16's tiles and splits: at
+      // 16 tokens since planner v53 (sweep dk: 36.9-37.1 against 38.9-39.1
+      // µs for the 256-row k-major tile), at 8 and 32 since v54 (sweep dl:
+      // 0.96-0.98x the k-major 8x256x128 and 32x128x128 s4).
       {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16",
        28672,
        8192,
-       {"tile=8x256x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor",
+       {"tile=8x128x256,warps=1x8,stages=4,mma=wgmma",
         "tile=16x128x256,warps=1x8,stages=4,mma=wgmma",
-        "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
+        "tile=32x128x256,warps=1x8,stages=3,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
-       {2, 1, 1, 1}},
+       {1, 1, 1, 1}},
       {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16",
        8192,
        28672,
-       {"tile=8x256x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor",
+       {"tile=8x128x256,warps=1x8,stages=4,mma=wgmma",
         "tile=16x128x256,warps=1x8,stages=4,mma=wgmma",
-        "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
+        "tile=32x128x256,warps=1x8,stages=3,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
-       {8, 4, 4, 4}},
+       {4, 4, 4, 4}},
       // 8 tokens: k-split warps over 16-row blocks (256, unsplit; v19); 16:
       // 256-column k-tiles, two per split (256 blocks, two per SM); 32 and
       // 64: 64-row blocks in 4 splits of 8 k-tiles (256 blocks; v44).
@@ -347,11 +349,12 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
 // tokens (fp16 groups of 32, M = 1 / 8: 8192 x 8192 11.31 / 11.97 µs
 // against 12.94 / 13.32 for the 256-row k-major tile, 4096 x 14336 10.14 /
 // 10.44 against 12.82 / 13.14, 6144 x 4096 5.70 / 6.11 against 8.15 /
-// 8.33; M = 16 8192 x 8192 14.01 against 15.09), except that groups of 32,
-// like bf16 at 8 tokens (and BK 128 at 32), keep the 256-row k-major tiles on
-// splits of more than 8 k-tiles (8192 x 28672 and 28672 x 8192 at 8 and 16
-// tokens, and BK 128 at 32; bf16 in groups of 128 leaves them at 16 tokens
-// since planner v53), and (planner v36) groups of 32 take the 64-row half of
+// 8.33; M = 16 8192 x 8192 14.01 against 15.09), except that groups of 32
+// keep the 256-row k-major tiles on splits of more than 8 k-tiles (8192 x
+// 28672 and 28672 x 8192 at 8 and 16 tokens, and BK 128 at 32), with fp16
+// and bf16 activations alike (bf16 in groups of 128 leaves them since
+// planners v53 and v54, as fp16 does), and (planner v36) groups of 32 take
+// the 64-row half of
 // the long-split tile, four per SM, where group 128 runs the k-split tile past
 // K = 4096 (8192 x 8192 at 8 tokens: fp16 10.99-11.33 µs at M = 1-8 against
 // 11.31-11.97). The 64-token tiles were already the same. Groups of 16 were
@@ -376,9 +379,9 @@ TEST(GemmDecodePlanTest, GroupsOf32And64TakeTheGroup128Rules) {
         ASSERT_GE(fine.entries.size(), 4u);
         const bool fp16 =
             std::string(activations).find("act=fp16") != std::string::npos;
-        // Splits of 28-32 k-tiles: groups of 32 keep the k-major tiles
-        // where groups of 128 leave them (fp16 at 8 and 16 tokens, bf16 at
-        // 16; bf16 keeps them at 8 in every group size).
+        // Splits of 28-32 k-tiles: groups of 32 keep the k-major tiles at
+        // 8 and 16 tokens and BK 128 at 32, where groups of 128 leave them
+        // (bf16 too since planner v54).
         const bool long_splits = k >= 28672 || n >= 28672;
         const bool keeps_k_major = group == 32 && long_splits;
         const bool half_tile = group == 32 && n == 8192 && k == 8192;
@@ -401,13 +404,13 @@ TEST(GemmDecodePlanTest, GroupsOf32And64TakeTheGroup128Rules) {
             EXPECT_EQ(f.config.text,
                       "tile=8x64x256,warps=1x4,stages=4,mma=wgmma,blocks=4");
             EXPECT_EQ(f.launch.grid_z, 4);
-          } else if (keeps_k_major && (fp16 ? i < 2 : i == 1)) {
+          } else if (keeps_k_major && i < 2) {
             EXPECT_NE(f.config.text.find("x256x128,warps=1x8,stages=4,"
                                          "mma=wgmma,layout=kmajor"),
                       std::string::npos)
                 << f.config.text;
             EXPECT_NE(f.config.text, c.config.text);
-          } else if (keeps_k_major && fp16 && i == 2) {
+          } else if (keeps_k_major && i == 2) {
             EXPECT_EQ(f.config.text,
                       "tile=32x128x128,warps=1x8,stages=4,mma=wgmma");
           } else if (c.config.text.find(",copy=bulk") != std::string::npos) {

@@ -423,23 +423,32 @@ TEST(GemmDecodePlanTest, LongSplitsOf16KbTilesFillOneWave) {
               "tile=16x128x256,warps=1x8,stages=4,mma=wgmma");
     EXPECT_EQ(DecodeRangeEntry(*plan, 1).launch.grid_z, c.splits);
   }
-  // bf16 only up to 8 k-tiles per split (planner v17): the long-split
-  // layers keep the 256-row k-major tile they ran faster on.
-  for (auto [n, k, splits] :
-       {std::tuple<int64_t, int64_t, int64_t>{8192, 28672, 8},
-        std::tuple<int64_t, int64_t, int64_t>{28672, 8192, 2}}) {
+  // bf16 in group scales takes the same long splits since planner v54
+  // (sweep dl: 0.97-0.99x the 256-row k-major tile); channel-wise scales
+  // keep planner v17's limit of 8 k-tiles per split, so the long-split
+  // layers keep the 256-row k-major tile there.
+  for (auto [n, k, splits, k_major_splits] :
+       {std::tuple<int64_t, int64_t, int64_t, int64_t>{8192, 28672, 4, 8},
+        std::tuple<int64_t, int64_t, int64_t, int64_t>{28672, 8192, 1, 2}}) {
     SCOPED_TRACE(::testing::Message() << "bf16 N=" << n << " K=" << k);
     absl::StatusOr<Plan> plan = PlanKernels(DecodeRequest(
         "weight=uint4,group=128,scale=bf16,act=bf16,out=bf16", n, k));
     ASSERT_TRUE(plan.ok()) << plan.status();
     EXPECT_EQ(DecodeRangeEntry(*plan, 0).config.text,
-              "tile=8x256x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor");
+              "tile=8x128x256,warps=1x8,stages=4,mma=wgmma");
     EXPECT_EQ(DecodeRangeEntry(*plan, 0).launch.grid_z, splits);
+    absl::StatusOr<Plan> channel_plan = PlanKernels(DecodeRequest(
+        "weight=uint4,group=channel,scale=bf16,act=bf16,out=bf16", n, k));
+    ASSERT_TRUE(channel_plan.ok()) << channel_plan.status();
+    EXPECT_EQ(DecodeRangeEntry(*channel_plan, 0).config.text,
+              "tile=8x256x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor");
+    EXPECT_EQ(DecodeRangeEntry(*channel_plan, 0).launch.grid_z, k_major_splits);
   }
   // The fill bound: 100 row blocks in 2 splits fill 76% of the wave, 95
-  // in 2 fill 72% and keep their tile; bf16 at 9 k-tiles per split (8192 x
-  // 9216) keeps its 256-row tile; a layer of one k-tile (1408 x 256 on 114
-  // SMs: 11 row blocks) never splits past its k-tiles to fill the wave.
+  // in 2 fill 72% and keep their tile; bf16 with channel-wise scales at 9
+  // k-tiles per split (8192 x 9216) keeps its 256-row tile, with group
+  // scales it takes the long split; a layer of one k-tile (1408 x 256 on
+  // 114 SMs: 11 row blocks) never splits past its k-tiles to fill the wave.
   auto first_tile = [](const char* spec, int64_t n, int64_t k, int sms) {
     absl::StatusOr<Plan> plan = PlanKernels(
         testing::GemmRequest(spec, n, k, "sm_90a", sms, kCurrentLaunchAbi));
@@ -452,10 +461,16 @@ TEST(GemmDecodePlanTest, LongSplitsOf16KbTilesFillOneWave) {
   EXPECT_EQ(filled.launch.grid_z, 2);
   EXPECT_EQ(first_tile(kW4, 12160, 8192, 132).config.text.find("x256,"),
             std::string::npos);
-  const PlanEntry bf16_9 = first_tile(
-      "weight=uint4,group=128,scale=bf16,act=bf16,out=bf16", 8192, 9216, 132);
+  const PlanEntry bf16_9 =
+      first_tile("weight=uint4,group=channel,scale=bf16,act=bf16,out=bf16",
+                 8192, 9216, 132);
   EXPECT_EQ(bf16_9.config.text,
             "tile=8x256x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor");
+  const PlanEntry bf16_9_groups = first_tile(
+      "weight=uint4,group=128,scale=bf16,act=bf16,out=bf16", 8192, 9216, 132);
+  EXPECT_EQ(bf16_9_groups.config.text,
+            "tile=8x128x256,warps=1x8,stages=4,mma=wgmma");
+  EXPECT_EQ(bf16_9_groups.launch.grid_z, 4);
   const PlanEntry one_tile = first_tile(kW4, 1408, 256, 114);
   EXPECT_EQ(one_tile.config.text.find("x256,"), std::string::npos)
       << one_tile.config.text;
@@ -501,8 +516,9 @@ TEST(GemmDecodePlanTest, LongSplitsOf16KbTilesFillOneWave) {
 // long-split rule give way at 8 and 16 tokens to the default 256-row k-major
 // tiles where those apply (N a multiple of 256, one scale per row, no zero
 // points), and stay elsewhere: at 32 tokens with 4-bit weights and fp16
-// activations, at 8 tokens with 8-bit weights, and at 8 and 16 tokens on
-// layers without the k-major tiles.
+// activations (bf16 ones in group scales too since planner v54), at 8
+// tokens with 8-bit weights, and at 8 and 16 tokens on layers without the
+// k-major tiles.
 TEST(GemmDecodePlanTest, LayersWiderThanAWaveRunUnsplit) {
   EXPECT_EQ(ChooseSplitK(448, 64, 264, 4, 16, 0.0, 1.0), 1);
   EXPECT_EQ(ChooseSplitK(265, 64, 264, 4, 16, 0.0, 1.0), 1);
@@ -523,7 +539,14 @@ TEST(GemmDecodePlanTest, LayersWiderThanAWaveRunUnsplit) {
        57344,
        8192,
        {kKMajor8, kKMajor16, kWideK32, kPlain64}},
+      // bf16 in group scales: fp16's tiles (planners v53 / v54; the
+      // 32-token one unmeasured past a wave).
       {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16",
+       57344,
+       8192,
+       {kKMajor8, kKMajor16, kWideK32, kPlain64}},
+      // Channel-wise scales keep bf16's limit of 8 k-tiles per split.
+      {"weight=uint4,group=channel,scale=bf16,act=bf16,out=bf16",
        57344,
        8192,
        {kKMajor8, kKMajor16, kPlain32, kPlain64}},
