@@ -445,8 +445,8 @@ int WideBlockK(const QuantSpec& spec) {
 //   tile and splits they already had (three per SM lost: 4096 x 4096 7.39
 //   against 6.86).
 // bf16 with 8-bit weights was not measured; it takes the same 8-k-tile
-// limit. bf16 with 4-bit weights and group scales has none since planners
-// v53 / v54 (below).
+// limit. bf16 with weights of <= 4 bits and group scales has none since
+// planners v53 / v54 (below), except in groups of 32.
 std::optional<DecodeCandidate> LongSplitTileCandidate(
     const DecodeRange& range, const QuantSpec& spec, const LayerShape& shape,
     int sm_count, int smem_limit, int block_k) {
@@ -477,7 +477,7 @@ std::optional<DecodeCandidate> LongSplitTileCandidate(
   // 28672 32.09 / 32.69 against 32.41 / 32.86, 35.30 against 35.50 at M =
   // 16; 28672 x 8192 32.99 / 33.94 against 33.45 / 34.06, 37.59 against
   // 37.86).
-  // bf16 with group scales and 4-bit weights no longer: at 16 tokens since
+  // bf16 with group scales and <= 4-bit weights no longer: at 16 tokens since
   // planner v53 (sweep dk at 18ba0eb, groups of 128, after the 16-token
   // steps went in pairs: 28672 x 8192 unsplit 36.9-37.1 µs at M = 16
   // against 38.9-39.1 for the 256-row k-major tile, M = 9 36.4 against
@@ -628,7 +628,9 @@ absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
     // (fp16: 12.11 against 11.70; bench/results/tile-sweep-e24ce42.md,
     // sweep k). On the small ones four per SM won for bf16 too (4096 x
     // 14336: 11.94 against 12.02). Only the 256-row tile was measured
-    // against it, so a 128-row choice still gives way.
+    // against it, so a 128-row choice still gives way (and on long splits
+    // the long-split tile of WideKTileCandidate below replaces it for bf16
+    // in group scales since planner v54).
     const bool keeps_wide_tile =
         range.tokens == 8 && spec.activation_type == DataType::kBf16 &&
         !IsSmallLayer(shape) && chosen.tile.block_n == 256;

@@ -140,27 +140,32 @@ TEST(GemmDecodePlanTest, KMajorTilesOnlyForClientsThatPassTheKMajorScales) {
             "tile=8x256x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor");
   EXPECT_EQ(original.entries[0].config.text,
             "tile=8x256x128,warps=1x8,stages=4,mma=wgmma");
+  EXPECT_EQ(current.entries[1].config.text,
+            "tile=16x256x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor");
+  EXPECT_EQ(original.entries[1].config.text,
+            "tile=16x256x128,warps=1x8,stages=4,mma=wgmma");
   // In groups of 128 bf16 takes 128-row tiles at 8 and 16 tokens since
-  // planners v53 / v54, and fp16 since v16 / v18: the same for both.
+  // planners v53 / v54, and fp16 since v16 / v18: the same for ABI 0 and
+  // ABI 1 (the first that takes k-major scales).
   for (const char* spec :
        {kW4, "weight=uint4,group=128,scale=bf16,act=bf16,out=bf16"}) {
     const Plan abi0 = plan_for(spec, 28672, 8192, kLaunchAbiOriginal);
-    const Plan abi_current =
-        plan_for(spec, 28672, 8192, kLaunchAbiKMajorScales);
+    const Plan abi1 = plan_for(spec, 28672, 8192, kLaunchAbiKMajorScales);
     ASSERT_GE(abi0.entries.size(), 2u);
-    ASSERT_EQ(abi0.entries.size(), abi_current.entries.size());
+    ASSERT_EQ(abi0.entries.size(), abi1.entries.size());
     for (int i : {0, 1}) {
-      EXPECT_EQ(abi_current.entries[i].config.text.find("x256x128"),
-                std::string::npos)
-          << abi_current.entries[i].config.text;
-      EXPECT_EQ(abi0.entries[i].config, abi_current.entries[i].config);
+      EXPECT_EQ(abi1.entries[i].config.text.find("x256x128"), std::string::npos)
+          << abi1.entries[i].config.text;
+      EXPECT_EQ(abi0.entries[i].config, abi1.entries[i].config);
     }
   }
 
   // Every decode layer and spec: nothing k-major for ABI 0, and the same
   // plan as ABI 1's once its k-major option is taken off.
   int k_major_current = 0;
-  for (const char* spec : kIssue5SpecsWithGroupSizes) {
+  std::vector<const char*> specs = kIssue5SpecsWithGroupSizes;
+  specs.push_back(kW4Bf16Channel);
+  for (const char* spec : specs) {
     for (auto [n, k] : kIssue5Layers) {
       SCOPED_TRACE(::testing::Message() << spec << " N=" << n << " K=" << k);
       const Plan old_plan = plan_for(spec, n, k, kLaunchAbiOriginal);
@@ -192,10 +197,10 @@ TEST(GemmDecodePlanTest, KMajorTilesOnlyForClientsThatPassTheKMajorScales) {
       }
     }
   }
-  // The 256-row tiles of groups of 32 on the long-split layers at 8 and 16
-  // tokens (bf16 in groups of 128 had them at 8 before planner v54, at 16
-  // before v53).
-  EXPECT_EQ(k_major_current, 4);
+  // The 256-row tiles of fp16 groups of 32 and of bf16 channel-wise scales
+  // on the two long-split layers at 8 and 16 tokens (bf16 in groups of 128
+  // had them at 8 before planner v54, at 16 before v53).
+  EXPECT_EQ(k_major_current, 8);
   // ksplit=S tiles only from ABI 2: 4096 x 4096 at 8 tokens, and 8-bit
   // weights at 16 (an ABI-2 loader parses any ksplit text).
   const Plan k_split = plan_for(kW4, 4096, 4096, kLaunchAbiKSplitTiles);

@@ -227,7 +227,7 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
       // bf16 on splits of 28-32 k-tiles takes fp16's tiles and splits: at
       // 16 tokens since planner v53 (sweep dk: 36.9-37.1 against 38.9-39.1
       // µs for the 256-row k-major tile), at 8 and 32 since v54 (sweep dl:
-      // 0.96-0.98x the k-major 8x256x128 and 32x128x128 s4).
+      // 0.95-0.99x the k-major 8x256x128 and 32x128x128 s4).
       {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16",
        28672,
        8192,

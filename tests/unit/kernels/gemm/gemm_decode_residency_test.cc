@@ -424,8 +424,8 @@ TEST(GemmDecodePlanTest, LongSplitsOf16KbTilesFillOneWave) {
     EXPECT_EQ(DecodeRangeEntry(*plan, 1).launch.grid_z, c.splits);
   }
   // bf16 in group scales takes the same long splits since planner v54
-  // (sweep dl: 0.97-0.99x the 256-row k-major tile); channel-wise scales
-  // keep planner v17's limit of 8 k-tiles per split, so the long-split
+  // (sweep dl: 0.97-0.985x the 256-row k-major tile at 8 tokens); channel-wise
+  // scales keep planner v17's limit of 8 k-tiles per split, so the long-split
   // layers keep the 256-row k-major tile there.
   for (auto [n, k, splits, k_major_splits] :
        {std::tuple<int64_t, int64_t, int64_t, int64_t>{8192, 28672, 4, 8},
@@ -444,6 +444,20 @@ TEST(GemmDecodePlanTest, LongSplitsOf16KbTilesFillOneWave) {
               "tile=8x256x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor");
     EXPECT_EQ(DecodeRangeEntry(*channel_plan, 0).launch.grid_z, k_major_splits);
   }
+  // 8-bit weights with bf16 activations keep the limit too (unmeasured
+  // there): uint8 in groups of 128 on 8192 x 8192 (the long-split tile's
+  // 64 k-tiles of 128 columns in 4 splits, 16 per split) keeps its 256-row
+  // k-major tile at 8 tokens.
+  absl::StatusOr<Plan> w8_bf16 = PlanKernels(DecodeRequest(
+      "weight=uint8,group=128,scale=bf16,act=bf16,out=bf16", 8192, 8192));
+  ASSERT_TRUE(w8_bf16.ok()) << w8_bf16.status();
+  EXPECT_NE(DecodeRangeEntry(*w8_bf16, 0)
+                .config.text.find("tile=8x256x64,warps=1x8,stages=5,mma=wgmma"),
+            std::string::npos)
+      << DecodeRangeEntry(*w8_bf16, 0).config.text;
+  EXPECT_NE(DecodeRangeEntry(*w8_bf16, 0).config.text.find("layout=kmajor"),
+            std::string::npos);
+  EXPECT_EQ(DecodeRangeEntry(*w8_bf16, 0).launch.grid_z, 8);
   // The fill bound: 100 row blocks in 2 splits fill 76% of the wave, 95
   // in 2 fill 72% and keep their tile; bf16 with channel-wise scales at 9
   // k-tiles per split (8192 x 9216) keeps its 256-row tile, with group
