@@ -192,7 +192,21 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
       mbarrier_wait_parity(barrier_at(slot),
                            static_cast<u32>(t / Tile::kStages) & 1u);
     }
-    __syncthreads();
+    if constexpr (WgmmaStageCopier<Config>::kWarpSlices) {
+      // One-warp slices: a warp reads only what its own lanes copied (and
+      // rewrites only what it read), so the warp meets itself, and the block
+      // meets where a scale chunk c begins: chunk c has landed for every
+      // warp (its copy is spread over the block), and every warp is past
+      // chunk c - 1's tiles, whose buffer the copy of chunk c + 1 refills at
+      // or after this barrier (kChunkTiles >= kAhead).
+      if (t % kChunkTiles == 0) {
+        __syncthreads();
+      } else {
+        warp_sync();
+      }
+    } else {
+      __syncthreads();
+    }
     if (t + kAhead < tiles) {
       copier.copy(stage_at(copy_slot), barrier_at(copy_slot), t + kAhead,
                   range.begin);

@@ -193,6 +193,21 @@ struct WgmmaStageCopier {
   static constexpr int kXChunksPerRow = Tile::kBlockK / 8;
   static constexpr int kXChunks = Config::kTokens * kXChunksPerRow;
   static constexpr int kXSlots = (kXChunks + kThreads - 1) / kThreads;
+  // One-warp k-slices (k-split warps over one n-unit: warp w computes
+  // k-slice w of all the block's rows): each warp copies exactly what it
+  // reads, its slice's activation columns for every token and its slice's
+  // weight units (warp-run slots), so its stage data needs no barrier with
+  // the other warps; the ring meets the block only where a scale chunk
+  // begins (gemm/wgmma_gemm.cuh; bench/decode-notes.md v100).
+  static constexpr bool kWarpSlices =
+      Config::kWarpSplitK > 1 && Config::kRowUnits == 1 && !Tile::kBulkWeights;
+  static constexpr int kXSliceChunksPerRow =
+      kXChunksPerRow / Config::kWarpSplitK;
+  static_assert(!kWarpSlices || (Config::kWarpSplitK * 32 == kThreads &&
+                                 kXChunks % kThreads == 0 &&
+                                 kXSliceChunksPerRow == Config::kUnitsKPerWarp *
+                                                            kGemmUnitCols / 8),
+                "one-warp slices: a warp per slice, whole activation slots");
   // Strided slots: slot i copies the chunk column of slot 0, kXRowStep * i
   // rows lower, so its shared offset is slot 0's plus a constant (whole
   // 8-row swizzle groups) and its source slot 0's plus i row strides. Tiles
@@ -203,8 +218,8 @@ struct WgmmaStageCopier {
   // 40-48 fewer SASS in the 128-token kernels.
   static constexpr int kXRowStep = kThreads / kXChunksPerRow;
   static constexpr bool kStridedX =
-      kXSlots >= 8 && kThreads % kXChunksPerRow == 0 && kXRowStep % 8 == 0 &&
-      kXChunks % kThreads == 0;
+      !kWarpSlices && kXSlots >= 8 && kThreads % kXChunksPerRow == 0 &&
+      kXRowStep % 8 == 0 && kXChunks % kThreads == 0;
   static constexpr int kXSlotArrays = kStridedX ? 1 : kXSlots;
   // Weights: kBlockN / 16 runs of kUnitsKPerTile consecutive units.
   static constexpr int kRuns = Tile::kBlockN / kGemmUnitRows;
@@ -232,12 +247,16 @@ struct WgmmaStageCopier {
   // tile and layer (bench/decode-notes.md v76, v77, v86: bf16 8192² on the
   // k-split tile 0.98-0.99x, bf16 6144x4096 on the same tile 1.005-1.015x,
   // the 8x64x256 half tile 1.00-1.01x).
-  static constexpr bool kWarpRunW = Tile::kWarpRunWeights;
+  static constexpr bool kWarpRunW = Tile::kWarpRunWeights || kWarpSlices;
   static_assert(!kWarpRunW ||
                     (!Tile::kBulkWeights &&
                      wgmma_warp_run_slots(kThreads, kWChunks, kWChunksPerRun)),
-                "copy=warprun: cp.async weights whose runs hold whole warps' "
-                "shares (wgmma_warp_run_weights_fit)");
+                "copy=warprun (and one-warp slices): cp.async weights whose "
+                "runs hold whole warps' shares (wgmma_warp_run_weights_fit)");
+  // One-warp slices: warp w's warp-run share of the block's one run is
+  // slice w's units.
+  static_assert(!kWarpSlices || (kRuns == 1 && Config::kRowUnits == 1),
+                "one-warp slices copy one run");
   static_assert(wgmma_warp_run_weights_fit(kThreads, Tile::kBlockN,
                                            Tile::kBlockK, Config::kBits) ==
                     wgmma_warp_run_slots(kThreads, kWChunks, kWChunksPerRun),
@@ -290,7 +309,14 @@ struct WgmmaStageCopier {
     const u16* x = static_cast<const u16*>(args.x);
     HUMMINGD_UNROLL
     for (int i = 0; i < kXSlotArrays; ++i) {
-      const int id = min_int(thread + i * kThreads, kXChunks - 1);
+      int id = min_int(thread + i * kThreads, kXChunks - 1);
+      if constexpr (kWarpSlices) {
+        // Slot i of lane l: token (l + 32 i) / kXSliceChunksPerRow, chunk
+        // (l + 32 i) % kXSliceChunksPerRow of warp w's slice.
+        const int local = thread % 32 + 32 * i;
+        id = local / kXSliceChunksPerRow * kXChunksPerRow +
+             (thread / 32) * kXSliceChunksPerRow + local % kXSliceChunksPerRow;
+      }
       const int row = id / kXChunksPerRow;
       const int chunk = id % kXChunksPerRow;
       const bool valid = m0 + row < args.m;
