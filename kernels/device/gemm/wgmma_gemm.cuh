@@ -212,7 +212,8 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
                   range.begin);
       // A chunk lands with its first tile. Its buffer last held chunk
       // c - 2, whose tiles all ended before tile t (kChunkTiles >= kAhead)
-      // and so before the barrier above.
+      // and so before the barrier above (one-warp slices: before the block
+      // barrier where chunk c - 1 began, at or before tile t).
       if ((t + kAhead) % kChunkTiles == 0) {
         copier.copy_chunk(chunk_buffer((t + kAhead) / kChunkTiles),
                           range.begin + t + kAhead);

@@ -199,8 +199,14 @@ struct WgmmaStageCopier {
   // weight units (warp-run slots), so its stage data needs no barrier with
   // the other warps; the ring meets the block only where a scale chunk
   // begins (gemm/wgmma_gemm.cuh; bench/decode-notes.md v100).
+  // Only where the weights' warp-run slots exist (two or more whole 16-byte
+  // slots per thread: not for 1- to 3-bit weights or 4-bit 16x16x512
+  // slices, which keep the per-tile block barrier).
   static constexpr bool kWarpSlices =
-      Config::kWarpSplitK > 1 && Config::kRowUnits == 1 && !Tile::kBulkWeights;
+      Config::kWarpSplitK > 1 && Config::kRowUnits == 1 &&
+      !Tile::kBulkWeights &&
+      wgmma_warp_run_weights_fit(kThreads, Tile::kBlockN, Tile::kBlockK,
+                                 Config::kBits);
   static constexpr int kXSliceChunksPerRow =
       kXChunksPerRow / Config::kWarpSplitK;
   static_assert(!kWarpSlices || (Config::kWarpSplitK * 32 == kThreads &&
