@@ -655,7 +655,7 @@ absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
     // k-major 8x256x64, sweep au; e4m3 and the other 8-bit specs unmeasured
     // there). Groups of 32 keep their limit of 8 k-tiles per split
     // (LongSplitTileCandidate), which rules them out wherever K > 2048; bf16
-    // with group scales and 4-bit weights is no longer ruled out since
+    // with group scales and <= 4-bit weights is no longer ruled out since
     // planners v53 (16 tokens) and v54 (8 and 32; sweeps dk and dl,
     // measured on 28672 x 8192 and 8192 x 28672, narrower than a wave), so
     // it takes them where no k-major tile is kept here (unmeasured past a

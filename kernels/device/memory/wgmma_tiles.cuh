@@ -253,16 +253,14 @@ struct WgmmaStageCopier {
   // tile and layer (bench/decode-notes.md v76, v77, v86: bf16 8192² on the
   // k-split tile 0.98-0.99x, bf16 6144x4096 on the same tile 1.005-1.015x,
   // the 8x64x256 half tile 1.00-1.01x).
+  // One-warp slices: the block's one run (one n-unit) in warp-run shares,
+  // warp w's share being slice w's units.
   static constexpr bool kWarpRunW = Tile::kWarpRunWeights || kWarpSlices;
   static_assert(!kWarpRunW ||
                     (!Tile::kBulkWeights &&
                      wgmma_warp_run_slots(kThreads, kWChunks, kWChunksPerRun)),
                 "copy=warprun (and one-warp slices): cp.async weights whose "
                 "runs hold whole warps' shares (wgmma_warp_run_weights_fit)");
-  // One-warp slices: warp w's warp-run share of the block's one run is
-  // slice w's units.
-  static_assert(!kWarpSlices || (kRuns == 1 && Config::kRowUnits == 1),
-                "one-warp slices copy one run");
   static_assert(wgmma_warp_run_weights_fit(kThreads, Tile::kBlockN,
                                            Tile::kBlockK, Config::kBits) ==
                     wgmma_warp_run_slots(kThreads, kWChunks, kWChunksPerRun),
