@@ -1,6 +1,7 @@
 #pragma once
 
-// 16-byte shared-memory accesses and the warp barrier. Device only.
+// 16-byte shared-memory accesses, the warp barrier and named block
+// barriers. Device only.
 
 #include "arch/platform.cuh"
 
@@ -59,6 +60,13 @@ HUMMINGD_DEVICE u32 load_shared_element(u32 s_address) {
 }
 
 HUMMINGD_DEVICE void warp_sync() { __syncwarp(); }
+
+// Barrier `id` (1-15; 0 is __syncthreads') among `threads` threads, whole
+// warps of the block: like __syncthreads for them alone, it orders their
+// shared-memory accesses around it.
+HUMMINGD_DEVICE void named_barrier_sync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
 
 #endif  // __CUDA_ARCH__
 

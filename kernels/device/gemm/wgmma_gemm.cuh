@@ -192,17 +192,17 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
       mbarrier_wait_parity(barrier_at(slot),
                            static_cast<u32>(t / Tile::kStages) & 1u);
     }
-    if constexpr (WgmmaStageCopier<Config>::kWarpSlices) {
-      // One-warp slices: a warp reads only what its own lanes copied (and
-      // rewrites only what it read), so the warp meets itself, and the block
-      // meets where a scale chunk c begins: chunk c has landed for every
-      // warp (its copy is spread over the block), and every warp is past
-      // chunk c - 1's tiles, whose buffer the copy of chunk c + 1 refills at
-      // or after this barrier (kChunkTiles >= kAhead).
+    if constexpr (WgmmaStageCopier<Config>::kSliceRings) {
+      // Slice rings: a k-slice's warps read only what their own lanes copied
+      // (and rewrite only what they read), so the slice meets itself, and
+      // the block meets where a scale chunk c begins: chunk c has landed
+      // for every warp (its copy is spread over the block), and every warp
+      // is past chunk c - 1's tiles, whose buffer the copy of chunk c + 1
+      // refills at or after this barrier (kChunkTiles >= kAhead).
       if (t % kChunkTiles == 0) {
         __syncthreads();
       } else {
-        warp_sync();
+        copier.slice_sync();
       }
     } else {
       __syncthreads();
@@ -212,7 +212,7 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
                   range.begin);
       // A chunk lands with its first tile. Its buffer last held chunk
       // c - 2, whose tiles all ended before tile t (kChunkTiles >= kAhead)
-      // and so before the barrier above (one-warp slices: before the block
+      // and so before the barrier above (slice rings: before the block
       // barrier where chunk c - 1 began, at or before tile t).
       if ((t + kAhead) % kChunkTiles == 0) {
         copier.copy_chunk(chunk_buffer((t + kAhead) / kChunkTiles),

@@ -26,6 +26,7 @@
 #include "arch/async_copy.cuh"
 #include "arch/bulk_copy.cuh"
 #include "arch/platform.cuh"
+#include "arch/shared_memory.cuh"
 #include "arch/wgmma.cuh"
 #include "gemm/wna16_args.cuh"
 #include "pack/gemm_layout.cuh"
@@ -127,6 +128,18 @@ HUMMINGD_HD constexpr int wgmma_warp_run_chunk(int thread, int slot,
   return ((thread / 32) * slots + slot) * 32 + thread % 32;
 }
 
+// Slice rings (WgmmaStageCopier::kSliceRings): the first chunk of a
+// warp-run copy that `thread`'s warp copies, n-unit warp % row_units's
+// units of k-slice warp / row_units (each warp's share of a run of
+// chunks_per_run chunks is its slice's units: slots x 32 chunks).
+HUMMINGD_HD constexpr int wgmma_slice_run_chunk(int thread, int slots,
+                                                int row_units,
+                                                int chunks_per_run) {
+  const int warp = thread / 32;
+  return (warp % row_units) * chunks_per_run + (warp / row_units) * slots * 32 +
+         thread % 32;
+}
+
 // Byte offset, inside row's window for a chunk starting at entry column
 // first_col, of the row's element at first_col; the element at column
 // first_col + d follows d * kElementBytes later. The k-loop keeps one such
@@ -193,27 +206,34 @@ struct WgmmaStageCopier {
   static constexpr int kXChunksPerRow = Tile::kBlockK / 8;
   static constexpr int kXChunks = Config::kTokens * kXChunksPerRow;
   static constexpr int kXSlots = (kXChunks + kThreads - 1) / kThreads;
-  // One-warp k-slices (k-split warps over one n-unit: warp w computes
-  // k-slice w of all the block's rows): each warp copies exactly what it
-  // reads, its slice's activation columns for every token and its slice's
-  // weight units (warp-run slots), so its stage data needs no barrier with
-  // the other warps; the ring meets the block only where a scale chunk
-  // begins (gemm/wgmma_gemm.cuh; bench/decode-notes.md v100).
+  // Slice rings (k-split warps: warp w computes k-slice w / kRowUnits of
+  // n-unit w % kRowUnits): the kRowUnits warps of a k-slice copy exactly
+  // what they read, the slice's activation columns for every token (spread
+  // over the slice's threads) and each warp its own n-unit's slice units
+  // (warp-run slots), so a slice's stage data needs no barrier with the
+  // other slices: the ring meets the slice (a warp sync for one n-unit, a
+  // named barrier for more) and the block only where a scale chunk begins
+  // (gemm/wgmma_gemm.cuh; bench/decode-notes.md v100, v101).
   // Only where the weights' warp-run slots exist (two or more whole 16-byte
   // slots per thread: not for 1- to 3-bit weights or 4-bit 16x16x512
-  // slices, which keep the per-tile block barrier).
-  static constexpr bool kWarpSlices =
-      Config::kWarpSplitK > 1 && Config::kRowUnits == 1 &&
-      !Tile::kBulkWeights &&
+  // slices, which keep the per-tile block barrier), and on two n-units only
+  // for <= 4-bit weights: 8-bit 8x32x512 ksplit=4 ran 1.004-1.042x at 8
+  // tokens with them (4-bit 8x32x1024 / 16x32x1024 0.97-1.00x; v101).
+  static constexpr bool kSliceRings =
+      Config::kWarpSplitK > 1 && !Tile::kBulkWeights &&
+      (Config::kRowUnits == 1 || Config::kBits <= 4) &&
       wgmma_warp_run_weights_fit(kThreads, Tile::kBlockN, Tile::kBlockK,
                                  Config::kBits);
+  static constexpr int kSliceThreads = 32 * Config::kRowUnits;
   static constexpr int kXSliceChunksPerRow =
       kXChunksPerRow / Config::kWarpSplitK;
-  static_assert(!kWarpSlices || (Config::kWarpSplitK * 32 == kThreads &&
-                                 kXChunks % kThreads == 0 &&
-                                 kXSliceChunksPerRow == Config::kUnitsKPerWarp *
-                                                            kGemmUnitCols / 8),
-                "one-warp slices: a warp per slice, whole activation slots");
+  static_assert(!kSliceRings ||
+                    (Config::kWarpSplitK * kSliceThreads == kThreads &&
+                     Config::kWarpSplitK < 16 && kXChunks % kThreads == 0 &&
+                     kXSliceChunksPerRow ==
+                         Config::kUnitsKPerWarp * kGemmUnitCols / 8),
+                "slice rings: kRowUnits warps per slice, a named barrier "
+                "per slice, whole activation slots");
   // Strided slots: slot i copies the chunk column of slot 0, kXRowStep * i
   // rows lower, so its shared offset is slot 0's plus a constant (whole
   // 8-row swizzle groups) and its source slot 0's plus i row strides. Tiles
@@ -224,7 +244,7 @@ struct WgmmaStageCopier {
   // 40-48 fewer SASS in the 128-token kernels.
   static constexpr int kXRowStep = kThreads / kXChunksPerRow;
   static constexpr bool kStridedX =
-      !kWarpSlices && kXSlots >= 8 && kThreads % kXChunksPerRow == 0 &&
+      !kSliceRings && kXSlots >= 8 && kThreads % kXChunksPerRow == 0 &&
       kXRowStep % 8 == 0 && kXChunks % kThreads == 0;
   static constexpr int kXSlotArrays = kStridedX ? 1 : kXSlots;
   // Weights: kBlockN / 16 runs of kUnitsKPerTile consecutive units.
@@ -253,14 +273,17 @@ struct WgmmaStageCopier {
   // tile and layer (bench/decode-notes.md v76, v77, v86: bf16 8192² on the
   // k-split tile 0.98-0.99x, bf16 6144x4096 on the same tile 1.005-1.015x,
   // the 8x64x256 half tile 1.00-1.01x).
-  // One-warp slices: the block's one run (one n-unit) in warp-run shares,
-  // warp w's share being slice w's units.
-  static constexpr bool kWarpRunW = Tile::kWarpRunWeights || kWarpSlices;
+  // Slice rings: warp w's share is n-unit w % kRowUnits's run's units of
+  // slice w / kRowUnits (wgmma_slice_run_chunk).
+  static constexpr bool kWarpRunW = Tile::kWarpRunWeights || kSliceRings;
   static_assert(!kWarpRunW ||
                     (!Tile::kBulkWeights &&
                      wgmma_warp_run_slots(kThreads, kWChunks, kWChunksPerRun)),
-                "copy=warprun (and one-warp slices): cp.async weights whose "
+                "copy=warprun (and slice rings): cp.async weights whose "
                 "runs hold whole warps' shares (wgmma_warp_run_weights_fit)");
+  static_assert(!kSliceRings ||
+                    kWChunksPerRun == Config::kWarpSplitK * kWSlots * 32,
+                "slice rings: a warp's share of its run is its slice's units");
   static_assert(wgmma_warp_run_weights_fit(kThreads, Tile::kBlockN,
                                            Tile::kBlockK, Config::kBits) ==
                     wgmma_warp_run_slots(kThreads, kWChunks, kWChunksPerRun),
@@ -314,12 +337,14 @@ struct WgmmaStageCopier {
     HUMMINGD_UNROLL
     for (int i = 0; i < kXSlotArrays; ++i) {
       int id = min_int(thread + i * kThreads, kXChunks - 1);
-      if constexpr (kWarpSlices) {
-        // Slot i of lane l: token (l + 32 i) / kXSliceChunksPerRow, chunk
-        // (l + 32 i) % kXSliceChunksPerRow of warp w's slice.
-        const int local = thread % 32 + 32 * i;
+      if constexpr (kSliceRings) {
+        // Slot i of the slice's thread l: token (l + kSliceThreads i) /
+        // kXSliceChunksPerRow, chunk (l + kSliceThreads i) %
+        // kXSliceChunksPerRow of the slice's columns.
+        const int local = thread % kSliceThreads + kSliceThreads * i;
         id = local / kXSliceChunksPerRow * kXChunksPerRow +
-             (thread / 32) * kXSliceChunksPerRow + local % kXSliceChunksPerRow;
+             (thread / kSliceThreads) * kXSliceChunksPerRow +
+             local % kXSliceChunksPerRow;
       }
       const int row = id / kXChunksPerRow;
       const int chunk = id % kXChunksPerRow;
@@ -348,8 +373,11 @@ struct WgmmaStageCopier {
     }
     HUMMINGD_UNROLL
     for (int i = 0; i < kWSharedOffsets; ++i) {
-      const int id = kWarpRunW ? wgmma_warp_run_chunk(thread, 0, kWSlots)
-                               : min_int(thread + i * kThreads, kWChunks - 1);
+      const int id =
+          kSliceRings ? wgmma_slice_run_chunk(thread, kWSlots,
+                                              Config::kRowUnits, kWChunksPerRun)
+          : kWarpRunW ? wgmma_warp_run_chunk(thread, 0, kWSlots)
+                      : min_int(thread + i * kThreads, kWChunks - 1);
       const int run = id / kWChunksPerRun;
       const int chunk = id % kWChunksPerRun;
       if (i < kWPointers) g_w[i] = run_start(run) + chunk * 4;
@@ -370,6 +398,16 @@ struct WgmmaStageCopier {
                             int k_tile0) const {
     copy_activations(s_stage, tile);
     copy_weights(s_stage, s_barrier, tile, k_tile0);
+  }
+
+  // Slice rings: the barrier of this thread's k-slice (its warp alone for
+  // one n-unit).
+  HUMMINGD_DEVICE void slice_sync() const {
+    if constexpr (kSliceThreads == 32) {
+      warp_sync();
+    } else {
+      named_barrier_sync(1 + thread / kSliceThreads, kSliceThreads);
+    }
   }
 
   // The activation part of a stage: what the previous kernel on the stream
