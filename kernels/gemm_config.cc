@@ -37,6 +37,18 @@ bool ParseDims(absl::string_view text, int count, int* out) {
   return true;
 }
 
+// WgmmaConfig's kLongScaleChunks (gemm/wgmma_config.cuh), which sizes the
+// scale chunks.
+bool WgmmaLongScaleChunks(const GemmTileConfig& tile, const QuantSpec& spec) {
+  return tile.mma == GemmMma::kWgmma &&
+         device::wgmma_long_scale_chunks(
+             device::wgmma_slice_rings(tile.Threads(), tile.block_n,
+                                       tile.block_k, spec.weight.bits,
+                                       tile.warp_split_k, tile.bulk_weights),
+             WgmmaBlocksPerSm(tile), tile.block_n, spec.weight.bits,
+             tile.stages);
+}
+
 // Columns of one scale entry along K (GemmScaleTiling's kScaleTileK):
 // `whole_k` for channel and tensor scales.
 int64_t ScaleTileK(const QuantSpec& spec, int64_t whole_k) {
@@ -61,7 +73,8 @@ int GemmTileConfig::SharedBytes(const QuantSpec& spec) const {
     const int chunk = device::wgmma_chunk_bytes(
         device::wgmma_ring_lead(stages, warp_split_k), block_n,
         device::wgmma_scale_entries(scale_tile_k, block_k),
-        DataTypeBytes(spec.scale_type), zero_bytes);
+        DataTypeBytes(spec.scale_type), zero_bytes,
+        WgmmaLongScaleChunks(*this, spec));
     return device::wgmma_shared_bytes(
         stages, device::wgmma_stage_bytes(block_m, block_n, block_k, bits),
         chunk);
@@ -151,7 +164,7 @@ bool WgmmaTakesKMajorScales(const GemmTileConfig& tile, const QuantSpec& spec,
   const int element_bytes = DataTypeBytes(spec.scale_type);
   const int chunk_tiles = device::wgmma_scale_chunk_tiles(
       device::wgmma_ring_lead(tile.stages, tile.warp_split_k), entries,
-      element_bytes);
+      element_bytes, WgmmaLongScaleChunks(tile, spec));
   const int window_words =
       device::wgmma_chunk_window_words(chunk_tiles, entries, element_bytes);
   const int64_t chunk_cols = device::wgmma_k_major_chunk_cols(

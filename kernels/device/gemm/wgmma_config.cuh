@@ -12,6 +12,7 @@
 
 #include "arch/platform.cuh"
 #include "gemm/wna16_config.cuh"
+#include "memory/wgmma_tiles.cuh"
 #include "pack/gemm_layout.cuh"
 
 namespace hummingd::device {
@@ -51,12 +52,28 @@ HUMMINGD_HD constexpr int wgmma_stage_bytes(int tokens, int block_n,
 // kernel's time, bench/decode-notes.md v18). A chunk spans at least 16
 // bytes of elements and at least the ring's lead (wgmma_ring_lead), so
 // that two chunk buffers suffice: chunk c + 1 lands with its first tile,
-// whose copy is issued once chunk c - 1 is no longer read.
+// whose copy is issued once chunk c - 1 is no longer read. With
+// long_chunks (wgmma_long_scale_chunks) a chunk spans as many tiles, a
+// power of two up to kLongChunkTiles, as keep a row's elements within
+// kLongChunkRowBytes (group-128 fp16 scales on 1024-column tiles: eight
+// tiles, the whole of K = 8192).
+inline constexpr int kLongChunkTiles = 8;
+inline constexpr int kLongChunkRowBytes = 128;
 HUMMINGD_HD constexpr int wgmma_scale_chunk_tiles(int lead,
                                                   int entries_per_tile,
-                                                  int element_bytes) {
-  const int fill = 16 / (entries_per_tile * element_bytes);
-  const int at_least = fill > 1 ? fill : 1;
+                                                  int element_bytes,
+                                                  bool long_chunks) {
+  const int tile_bytes = entries_per_tile * element_bytes;
+  const int fill = 16 / tile_bytes;
+  int at_least = fill > 1 ? fill : 1;
+  if (long_chunks) {
+    int tiles = 1;
+    while (tiles * 2 <= kLongChunkTiles &&
+           tiles * 2 * tile_bytes <= kLongChunkRowBytes) {
+      tiles *= 2;
+    }
+    at_least = tiles > at_least ? tiles : at_least;
+  }
   return at_least > lead ? at_least : lead;
 }
 
@@ -69,6 +86,24 @@ HUMMINGD_HD constexpr int wgmma_scale_chunk_tiles(int lead,
 // four stages, as A/B v found for the other 8-token tiles).
 HUMMINGD_HD constexpr int wgmma_ring_lead(int stages, int warp_split_k) {
   return warp_split_k > 1 && stages == 3 ? 2 : stages - 2;
+}
+
+// Whether a tile's scale chunks run long (wgmma_scale_chunk_tiles): on
+// slice-ring tiles (memory/wgmma_tiles.cuh, wgmma_slice_rings) a chunk's
+// start is the ring's only block barrier. Measured (decode-notes v102):
+// 0.965-0.99x on the 8-bit one-n-unit tiles and the 4-bit 8x32x1024 /
+// 16x32x1024 ones, but 1.005-1.024x on 4-bit 8x16x1024 at four stages
+// (bf16 worst), which keeps the lead's chunks. Only at up to two blocks
+// per SM, where the longer windows fit beside the ring: the three- and
+// four-per-SM tiles are planned within a few KB of the SM's shared memory
+// (8-bit 16x16x512 blocks=3 lost its residency with them).
+HUMMINGD_HD constexpr bool wgmma_long_scale_chunks(bool slice_rings,
+                                                   int blocks_per_sm,
+                                                   int block_n, int bits,
+                                                   int stages) {
+  const bool four_bit_one_unit_four_stages =
+      block_n == 16 && bits <= 4 && stages >= 4;
+  return slice_rings && blocks_per_sm <= 2 && !four_bit_one_unit_four_stages;
 }
 
 // 16-byte words of one row's window: the chunk's entries (a chunk of whole
@@ -85,9 +120,10 @@ HUMMINGD_HD constexpr int wgmma_chunk_window_words(int chunk_tiles,
 // windows, then their zero-point windows (zero_bytes 0: no zero points).
 HUMMINGD_HD constexpr int wgmma_chunk_bytes(int lead, int block_n,
                                             int entries_per_tile,
-                                            int scale_bytes, int zero_bytes) {
+                                            int scale_bytes, int zero_bytes,
+                                            bool long_chunks) {
   const int tiles =
-      wgmma_scale_chunk_tiles(lead, entries_per_tile, scale_bytes);
+      wgmma_scale_chunk_tiles(lead, entries_per_tile, scale_bytes, long_chunks);
   const int zero_words =
       zero_bytes > 0
           ? wgmma_chunk_window_words(tiles, entries_per_tile, zero_bytes)
@@ -244,8 +280,14 @@ struct WgmmaConfig : GemmScaleTiling<Format_, kN_, kK_> {
                 "early=N takes 1 <= N < the ring's lead (0: all of it)");
   static constexpr int kEarlyTiles =
       Tile::kEarlyTiles > 0 ? Tile::kEarlyTiles : kAhead;
-  static constexpr int kChunkTiles =
-      wgmma_scale_chunk_tiles(kAhead, kScaleEntries, kScaleElementBytes);
+  // k-split warps that meet per k-slice (memory/wgmma_tiles.cuh).
+  static constexpr bool kSliceRings =
+      wgmma_slice_rings(kThreads, Tile::kBlockN, Tile::kBlockK, kBits,
+                        kWarpSplitK, Tile::kBulkWeights);
+  static constexpr bool kLongScaleChunks = wgmma_long_scale_chunks(
+      kSliceRings, Tile::kBlocksPerSm, Tile::kBlockN, kBits, Tile::kStages);
+  static constexpr int kChunkTiles = wgmma_scale_chunk_tiles(
+      kAhead, kScaleEntries, kScaleElementBytes, kLongScaleChunks);
   static constexpr int kScaleWindowWords =
       wgmma_chunk_window_words(kChunkTiles, kScaleEntries, kScaleElementBytes);
   static constexpr int kZeroWindowWords =
@@ -262,9 +304,9 @@ struct WgmmaConfig : GemmScaleTiling<Format_, kN_, kK_> {
   static constexpr int kScaleColumnStride =
       Tile::kKMajorScales ? Tile::kBlockN * kScaleElementBytes
                           : kScaleElementBytes;
-  static constexpr int kChunkBytes =
-      wgmma_chunk_bytes(kAhead, Tile::kBlockN, kScaleEntries,
-                        kScaleElementBytes, kZeroWords ? kZeroElementBytes : 0);
+  static constexpr int kChunkBytes = wgmma_chunk_bytes(
+      kAhead, Tile::kBlockN, kScaleEntries, kScaleElementBytes,
+      kZeroWords ? kZeroElementBytes : 0, kLongScaleChunks);
   static_assert(kChunkBytes ==
                     Tile::kBlockN * (kScaleWindowWords + kZeroWindowWords) * 16,
                 "the chunk buffer is the scale windows, then the zero windows");

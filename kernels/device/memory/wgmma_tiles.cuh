@@ -122,6 +122,20 @@ HUMMINGD_HD constexpr bool wgmma_warp_run_weights_fit(int threads, int block_n,
                               block_k * bits / 8);
 }
 
+// Whether a tile runs slice rings (WgmmaStageCopier::kSliceRings): k-split
+// warps (warp_split_k > 1) on cp.async weights with warp-run slots, and on
+// more than one 16-row n-unit only <= 4-bit weights (8-bit 8x32x512
+// ksplit=4 ran 1.004-1.042x at 8 tokens with them, 4-bit 8x32x1024 /
+// 16x32x1024 0.97-1.00x; bench/decode-notes.md v101). The host sizes the
+// scale chunks by it too (gemm/wgmma_config.cuh).
+HUMMINGD_HD constexpr bool wgmma_slice_rings(int threads, int block_n,
+                                             int block_k, int bits,
+                                             int warp_split_k,
+                                             bool bulk_weights) {
+  return warp_split_k > 1 && !bulk_weights && (block_n == 16 || bits <= 4) &&
+         wgmma_warp_run_weights_fit(threads, block_n, block_k, bits);
+}
+
 // The chunk of a warp-run copy that `thread`'s slot `slot` copies.
 HUMMINGD_HD constexpr int wgmma_warp_run_chunk(int thread, int slot,
                                                int slots) {
@@ -216,14 +230,8 @@ struct WgmmaStageCopier {
   // (gemm/wgmma_gemm.cuh; bench/decode-notes.md v100, v101).
   // Only where the weights' warp-run slots exist (two or more whole 16-byte
   // slots per thread: not for 1- to 3-bit weights or 4-bit 16x16x512
-  // slices, which keep the per-tile block barrier), and on two n-units only
-  // for <= 4-bit weights: 8-bit 8x32x512 ksplit=4 ran 1.004-1.042x at 8
-  // tokens with them (4-bit 8x32x1024 / 16x32x1024 0.97-1.00x; v101).
-  static constexpr bool kSliceRings =
-      Config::kWarpSplitK > 1 && !Tile::kBulkWeights &&
-      (Config::kRowUnits == 1 || Config::kBits <= 4) &&
-      wgmma_warp_run_weights_fit(kThreads, Tile::kBlockN, Tile::kBlockK,
-                                 Config::kBits);
+  // slices, which keep the per-tile block barrier); wgmma_slice_rings.
+  static constexpr bool kSliceRings = Config::kSliceRings;
   static constexpr int kSliceThreads = 32 * Config::kRowUnits;
   static constexpr int kXSliceChunksPerRow =
       kXChunksPerRow / Config::kWarpSplitK;

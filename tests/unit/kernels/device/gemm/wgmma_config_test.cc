@@ -166,7 +166,12 @@ TEST(WgmmaConfigTest, HostSharedBytesMatchTheKernelLayout) {
       "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
       "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4");
   EXPECT_EQ(KSplit3::kAhead, 2);
-  EXPECT_EQ(KSplit3::kChunkTiles, 2);
+  // Slice rings at two blocks per SM: long scale chunks, eight tiles of
+  // eight 2-byte entries (128 bytes a row), so the block meets once per
+  // eight tiles instead of every second one.
+  EXPECT_TRUE(KSplit3::kSliceRings);
+  EXPECT_TRUE(KSplit3::kLongScaleChunks);
+  EXPECT_EQ(KSplit3::kChunkTiles, 8);
   EXPECT_EQ(KSplit3::kRowBlocks, 1);
   EXPECT_EQ(KSplit3::kUnitsKPerWarp, 4);
   using KSplit4 =
@@ -177,6 +182,53 @@ TEST(WgmmaConfigTest, HostSharedBytesMatchTheKernelLayout) {
       "weight=uint4,group=32,scale=bf16,zero=int,act=bf16,out=bf16",
       "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8");
   EXPECT_EQ(KSplit4::kAhead, 2);
+  // 4-bit weights on one n-unit at four stages keep the lead's chunks (they
+  // ran 1.005-1.024x with long ones, decode-notes v102).
+  EXPECT_TRUE(KSplit4::kSliceRings);
+  EXPECT_FALSE(KSplit4::kLongScaleChunks);
+  EXPECT_EQ(KSplit4::kChunkTiles, 2);
+  // Groups of 32 in bf16 on a tile that takes long chunks: 32 entries a
+  // tile (64 bytes a row), so still two tiles a chunk, the lead.
+  using KSplit4Three =
+      hd::WgmmaConfig<W4Zero,
+                      hd::WgmmaTile<8, 16, 1024, 2, 3, false, false, false, 8>,
+                      4096, 2048>;
+  ExpectHostAgrees<KSplit4Three>(
+      "weight=uint4,group=32,scale=bf16,zero=int,act=bf16,out=bf16",
+      "tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8");
+  EXPECT_TRUE(KSplit4Three::kLongScaleChunks);
+  EXPECT_EQ(KSplit4Three::kChunkTiles, 2);
+  // Long chunks stay off where the tile is planned at three blocks per SM
+  // (8-bit 16x16x512 on 6144 x 4096: the longer windows would cost it its
+  // residency) and where the slices share the block barrier (8-bit weights
+  // on two n-units).
+  using W8 = hd::GemmFormat<CK::kUint, 8, 0, 0, SL::kGroup, 1, 128, ST::kFp16,
+                            ZK::kNone, SK::kNone, ST::kFp16, ST::kFp16, false>;
+  using KSplit8Three = hd::WgmmaConfig<
+      W8, hd::WgmmaTile<16, 16, 512, 2, 3, false, false, false, 8, 3>, 6144,
+      4096>;
+  ExpectHostAgrees<KSplit8Three>(
+      "weight=uint8,group=128,scale=fp16,act=fp16,out=fp16",
+      "tile=16x16x512,warps=1x8,stages=3,mma=wgmma,ksplit=8,blocks=3");
+  EXPECT_TRUE(KSplit8Three::kSliceRings);
+  EXPECT_FALSE(KSplit8Three::kLongScaleChunks);
+  EXPECT_EQ(KSplit8Three::kChunkTiles, 2);
+  using KSplit8Pairs = hd::WgmmaConfig<
+      W8, hd::WgmmaTile<8, 32, 512, 2, 4, false, false, false, 4>, 6144, 4096>;
+  ExpectHostAgrees<KSplit8Pairs>(
+      "weight=uint8,group=128,scale=fp16,act=fp16,out=fp16",
+      "tile=8x32x512,warps=1x8,stages=4,mma=wgmma,ksplit=4");
+  EXPECT_FALSE(KSplit8Pairs::kSliceRings);
+  EXPECT_EQ(KSplit8Pairs::kChunkTiles, 2);
+  using KSplit8One =
+      hd::WgmmaConfig<W8,
+                      hd::WgmmaTile<8, 16, 1024, 2, 3, false, false, false, 8>,
+                      4096, 14336>;
+  ExpectHostAgrees<KSplit8One>(
+      "weight=uint8,group=128,scale=fp16,act=fp16,out=fp16",
+      "tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8");
+  EXPECT_TRUE(KSplit8One::kLongScaleChunks);
+  EXPECT_EQ(KSplit8One::kChunkTiles, 8);
   // 16 tokens: two m16n8 fragments per warp, four stages two ahead.
   using KSplit16 = hd::WgmmaConfig<
       W4, hd::WgmmaTile<16, 32, 512, 2, 4, false, false, false, 4>, 6144, 4096>;
