@@ -83,6 +83,33 @@ namespace {
 // e5m2): the k-split skeleton reads their scales as it does at 8 tokens.
 // The three-per-SM window starts just above 2 x SMs (N = 4288 gives 268
 // blocks, ~90 SMs busy); only 384 blocks (6144 x 4096) were measured.
+// Planner v55 (sweeps dm, dn, bench/results/tile-sweep-dm-dn-8dcc099.md,
+// decode-notes v102): with slice rings and long scale chunks (v100-v102)
+// 16-row blocks at three stages won past K = 8192 with fp16 activations,
+// where v20 had measured them 10% slower (4096 x 14336 10.92 against 9.9):
+// 8x16x1024 s3 ksplit=8 against the plans' half tile (8 or 9 splits) or
+// 8x128x256 (4096 x 16384) at M = 1 / 8: 4096 x 12288 0.97-0.985x, 4096 x
+// 14336 0.98-0.99x (M = 2 / 4 too), 3584 x 14336 0.97-0.98x, 4096 x 16384
+// 0.955-0.96x. bf16 activations tied or lost (3584 x 14336 1.05-1.06x,
+// 4096 x 12288 / 16384 0.98-1.00x) and keep the plans. Only the spec
+// measured (uint4 in groups of 128 with 16-bit scales, nothing else) and
+// groups of 32 and 64 (IsLongKFourBitMeasuredSpec); N / 16 in [2/3, 1] of
+// two per SM, 8192 < K <= 16384.
+
+// The spec planner v55's long-K 4-bit rule was measured with (uint4 in
+// groups of 128, 16-bit scales, no zero points or second scale), and groups
+// of 32 and 64, which take the group-128 rules (planners v35 / v36).
+bool IsLongKFourBitMeasuredSpec(const QuantSpec& spec) {
+  const bool group_rules = (spec.granularity == ScaleGranularity::kGroup &&
+                            spec.group_size == 128) ||
+                           HasGroupRulesFineScales(spec);
+  return spec.weight.kind == WeightKind::kUint && spec.weight.bits == 4 &&
+         group_rules &&
+         (spec.scale_type == DataType::kFp16 ||
+          spec.scale_type == DataType::kBf16) &&
+         spec.zero_point == ZeroPointKind::kNone &&
+         spec.secondary_scale == SecondaryScale::kNone;
+}
 
 // An unsplit k-split warp candidate of `warps` warps (BN = 16 * warps /
 // S), if its shared memory fits shared_budget and the tile fits the layer.
@@ -146,10 +173,20 @@ std::optional<GemmTileConfig> KSplitWarpTile(int tokens, const QuantSpec& spec,
                            shape);
   }
   const bool long_k_eight_bit = eight_bit && !at_16_tokens && fp16_activations;
-  const int64_t k_limit = !eight_bit ? 8192 : long_k_eight_bit ? 16384 : 4096;
-  if (shape.k > k_limit) return std::nullopt;
   const int64_t two_per_sm = int64_t{2} * sm_count;
   const int64_t rows16 = shape.n / 16;
+  if (!eight_bit && !at_16_tokens && fp16_activations && shape.k > 8192) {
+    if (!IsLongKFourBitMeasuredSpec(spec) || shape.k > 16384 ||
+        shape.n % 16 != 0 || rows16 > two_per_sm ||
+        3 * rows16 < 2 * two_per_sm) {
+      return std::nullopt;
+    }
+    return KSplitCandidate(8, 8, 16, 1024, 3, /*blocks_per_sm=*/0,
+                           std::min(kTwoBlocksSharedBytes, smem_limit), spec,
+                           shape);
+  }
+  const int64_t k_limit = !eight_bit ? 8192 : long_k_eight_bit ? 16384 : 4096;
+  if (shape.k > k_limit) return std::nullopt;
   if (at_16_tokens && fp16_activations && shape.n % 16 == 0 &&
       rows16 > two_per_sm && rows16 <= 3 * int64_t{sm_count}) {
     return KSplitCandidate(16, 8, 16, 512, 3, /*blocks_per_sm=*/3,

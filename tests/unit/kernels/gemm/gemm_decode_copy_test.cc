@@ -33,6 +33,8 @@ constexpr char kKSplitTile[] =
     "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4";
 constexpr char kWarpRunKSplitTile[] =
     "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,copy=warprun,ksplit=4";
+constexpr char kKSplit16RowTile[] =
+    "tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8";
 constexpr char kHalfTile[] =
     "tile=8x64x256,warps=1x4,stages=4,mma=wgmma,blocks=4";
 constexpr char kBulkHalfTile[] =
@@ -150,16 +152,21 @@ TEST(GemmDecodeCopyTest, PlannedWhereMeasuredWinning) {
   // Blocks of 4 k-tiles (6144 x 4096) lost with it.
   EXPECT_EQ(PlannedText(kBf16, 6144, 4096, 0), kKSplitTile);
   // Bulk copies: fp16 on the half tile over blocks of 7 (4096 x 14336) and
-  // 6 (4096 x 12288), for any client; not over blocks of 5-6 (4096 x 11008)
-  // or 4-5 (4096 x 9728), not with bf16, not with fine groups.
-  EXPECT_EQ(PlannedText(kFp16, 4096, 14336, 0), kBulkHalfTile);
+  // 6 (4096 x 12288), for any client (since planner v55 only those that
+  // cannot load k-split tiles: the others take 16-row k-split blocks
+  // there); not over blocks of 5-6 (4096 x 11008) or 4-5 (4096 x 9728), not
+  // with bf16, not with fine groups.
+  EXPECT_EQ(PlannedText(kFp16, 4096, 14336, 0), kKSplit16RowTile);
   EXPECT_EQ(PlannedText(kFp16, 4096, 14336, 0, kLaunchAbiOriginal),
             kBulkHalfTile);
-  EXPECT_EQ(PlannedText(kFp16, 4096, 12288, 0), kBulkHalfTile);
+  EXPECT_EQ(PlannedText(kFp16, 4096, 12288, 0), kKSplit16RowTile);
+  EXPECT_EQ(PlannedText(kFp16, 4096, 12288, 0, kLaunchAbiKMajorScales),
+            kBulkHalfTile);
   EXPECT_EQ(PlannedText(kFp16, 4096, 11008, 0), kHalfTile);
   EXPECT_EQ(PlannedText(kFp16, 4096, 9728, 0), kHalfTile);
   EXPECT_EQ(PlannedText(kBf16, 4096, 14336, 0), kHalfTile);
-  EXPECT_EQ(PlannedText("weight=uint4,group=64,scale=fp16", 4096, 14336, 0),
+  EXPECT_EQ(PlannedText("weight=uint4,group=64,scale=fp16", 4096, 14336, 0,
+                        kLaunchAbiKMajorScales),
             kHalfTile);
   // Neither above 8 tokens.
   for (int range = 1; range < 4; ++range) {

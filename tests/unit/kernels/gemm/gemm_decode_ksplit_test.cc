@@ -132,6 +132,14 @@ TEST(GemmDecodeKSplitTest, KSplitWarpsFillTheMachineUnsplit) {
       // 8-bit weights, fp16 activations, past K = 4096 (v21).
       {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16", 4096, 14336,
        "tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8", ""},
+      // 4-bit weights, fp16 activations, 8192 < K <= 16384 in 16-row blocks
+      // of three stages (v55), 224 or 256 of them.
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 4096, 14336,
+       "tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8", ""},
+      {"weight=uint4,group=128,scale=bf16,act=fp16,out=fp16", 3584, 12288,
+       "tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8", ""},
+      {"weight=uint4,group=64,scale=fp16,act=fp16,out=fp16", 4096, 16384,
+       "tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8", ""},
       {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16", 4096, 16384,
        "tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8", ""},
       {"weight=e4m3,group=128,scale=fp16,act=fp16,out=fp16", 4096, 8192,
@@ -218,7 +226,23 @@ TEST(GemmDecodeKSplitTest, KSplitWarpsFillTheMachineUnsplit) {
     }
   }
   const Case kept[] = {
-      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 4096, 14336, "",
+      // v55's long-K 4-bit rule: not with bf16 activations (3584 x 14336
+      // lost 5-6%), past K = 16384, with zero points, channel-wise scales or
+      // 3-bit weights, or where 16-row blocks fill under 2/3 of the wave
+      // (2816 rows: 176 blocks is 2/3 exactly, 2688 under) or more than it.
+      {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16", 4096, 14336, "",
+       ""},
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 4096, 17408, "",
+       ""},
+      {"weight=uint4,group=128,scale=fp16,zero=int,act=fp16,out=fp16", 4096,
+       14336, "", ""},
+      {"weight=uint4,group=channel,scale=fp16,act=fp16,out=fp16", 4096, 14336,
+       "", ""},
+      {"weight=uint3,group=128,scale=fp16,act=fp16,out=fp16", 4096, 14336, "",
+       ""},
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 2688, 14336, "",
+       ""},
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 4352, 14336, "",
        ""},
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 4096, 4608, "",
        ""},

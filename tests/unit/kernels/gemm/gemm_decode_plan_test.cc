@@ -183,18 +183,18 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
         "tile=32x128x256,warps=1x8,stages=3,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
        {1, 4, 4, 4}},
-      // 256-column k-tiles in 8 splits of 7 k-tiles up to 32 tokens: at 8
-      // tokens in 64-row blocks four per SM (512 blocks; planner v34) with
-      // bulk weight copies (v43), at 16 and 32 in 128-row blocks two per SM
-      // (256 blocks).
+      // 8 tokens: k-split warps over 16-row blocks, three stages (256,
+      // unsplit; planner v55, where bf16 keeps the 64-row half tile four
+      // per SM in 8 splits); 16 and 32 tokens: 256-column k-tiles in 8
+      // splits of 7 in 128-row blocks two per SM (256 blocks).
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
        4096,
        14336,
-       {"tile=8x64x256,warps=1x4,stages=4,mma=wgmma,copy=bulk,blocks=4",
+       {"tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8",
         "tile=16x128x256,warps=1x8,stages=4,mma=wgmma,early=1",
         "tile=32x128x256,warps=1x8,stages=3,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
-       {8, 8, 8, 8}},
+       {1, 8, 8, 8}},
       // 8 tokens: k-split warps over 32-row blocks (192, unsplit; planner
       // v19); 16 and 32 tokens: splits of 3.2 256-column k-tiles are too
       // short; 64-row blocks three per SM (planner v46).
@@ -384,7 +384,12 @@ TEST(GemmDecodePlanTest, GroupsOf32And64TakeTheGroup128Rules) {
         // (bf16 too since planner v54).
         const bool long_splits = k >= 28672 || n >= 28672;
         const bool keeps_k_major = group == 32 && long_splits;
-        const bool half_tile = group == 32 && n == 8192 && k == 8192;
+        // Groups of 32 keep the half tile past K = 4096 where groups of 128
+        // take k-split warps (planner v36): 8192 x 8192, and 4096 x 14336
+        // with fp16 activations (planner v55).
+        const bool square = n == 8192 && k == 8192;
+        const bool half_tile =
+            group == 32 && (square || (fp16 && n == 4096 && k == 14336));
         // Both plans split the same ranges (planner v40's rules do not
         // look at the scale groups).
         EXPECT_EQ(fine.entries.size(), coarse.entries.size());
@@ -397,13 +402,15 @@ TEST(GemmDecodePlanTest, GroupsOf32And64TakeTheGroup128Rules) {
           const PlanEntry& c = coarse_tops[i];
           if (half_tile && i == 0) {
             EXPECT_EQ(c.config.text,
-                      fp16 ? "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,"
-                             "ksplit=4,early=1"
-                           : "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,"
-                             "copy=warprun,ksplit=4,early=1");
+                      !square ? "tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,"
+                                "ksplit=8"
+                      : fp16  ? "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,"
+                                "ksplit=4,early=1"
+                              : "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,"
+                                "copy=warprun,ksplit=4,early=1");
             EXPECT_EQ(f.config.text,
                       "tile=8x64x256,warps=1x4,stages=4,mma=wgmma,blocks=4");
-            EXPECT_EQ(f.launch.grid_z, 4);
+            EXPECT_EQ(f.launch.grid_z, square ? 4 : 8);
           } else if (keeps_k_major && i < 2) {
             EXPECT_NE(f.config.text.find("x256x128,warps=1x8,stages=4,"
                                          "mma=wgmma,layout=kmajor"),

@@ -70,20 +70,24 @@ TEST(GemmDecodePlanTest, FourBlocksPerSmTilesFitFourAndTheStubSaysSo) {
   }
   // Splits of under 8 256-column k-tiles (4096 x 14336: 7) take the
   // 64-row half of the 128-row tile, four per SM, in the same splits
-  // (planner v34), fp16 and bf16 alike (fp16 with bulk weight copies since
-  // planner v43); its stub bounds 128 threads at four.
+  // (planner v34): bf16, and fp16 where a client cannot load k-split tiles
+  // (fp16 with bulk weight copies since planner v43; k-split warps over
+  // 16-row blocks since v55, below); its stub bounds 128 threads at four.
   for (const char* spec :
        {kW4, "weight=uint4,group=128,scale=bf16,act=bf16,out=bf16"}) {
     SCOPED_TRACE(spec);
-    const KernelRequest request = DecodeRequest(spec, 4096, 14336);
+    const bool fp16 = std::string(spec) == kW4;
+    const KernelRequest request =
+        fp16 ? testing::GemmRequest(spec, 4096, 14336, "sm_90a", 132,
+                                    kLaunchAbiKMajorScales)
+             : DecodeRequest(spec, 4096, 14336);
     absl::StatusOr<Plan> plan = PlanKernels(request);
     ASSERT_TRUE(plan.ok()) << plan.status();
     const PlanEntry& entry = DecodeRangeEntry(*plan, 0);
     EXPECT_EQ(entry.config.text,
-              std::string(spec) == kW4
-                  ? "tile=8x64x256,warps=1x4,stages=4,mma=wgmma,copy=bulk,"
-                    "blocks=4"
-                  : "tile=8x64x256,warps=1x4,stages=4,mma=wgmma,blocks=4");
+              fp16 ? "tile=8x64x256,warps=1x4,stages=4,mma=wgmma,copy=bulk,"
+                     "blocks=4"
+                   : "tile=8x64x256,warps=1x4,stages=4,mma=wgmma,blocks=4");
     absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(entry.config.text);
     ASSERT_TRUE(tile.ok()) << tile.status();
     EXPECT_EQ(WgmmaBlocksPerSm(*tile), 4);
@@ -94,6 +98,24 @@ TEST(GemmDecodePlanTest, FourBlocksPerSmTilesFitFourAndTheStubSaysSo) {
     ASSERT_TRUE(stub.ok()) << stub.status();
     EXPECT_NE(stub->source.find("__launch_bounds__(128, 4)"),
               std::string::npos);
+  }
+  // fp16 past K = 8192 (planner v55): k-split warps over 16-row blocks of
+  // three stages, two per SM, one unsplit block per 16 rows (256 on 4096
+  // rows: one wave at two per SM), with long scale chunks beside the ring.
+  {
+    const KernelRequest request = DecodeRequest(kW4, 4096, 14336);
+    absl::StatusOr<Plan> plan = PlanKernels(request);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    const PlanEntry& entry = DecodeRangeEntry(*plan, 0);
+    EXPECT_EQ(entry.config.text,
+              "tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8");
+    absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(entry.config.text);
+    ASSERT_TRUE(tile.ok()) << tile.status();
+    EXPECT_EQ(WgmmaBlocksPerSm(*tile), 2);
+    EXPECT_LE(2 * (entry.launch.dynamic_shared_memory + 1024), 228 * 1024);
+    EXPECT_EQ(entry.launch.grid_z, 1);
+    EXPECT_EQ(entry.launch.grid_y * entry.launch.grid_z, 4096 / 16);
+    EXPECT_LE(entry.launch.grid_y * entry.launch.grid_z, 2 * 132);
   }
   // 6144 x 4096 moved to 256-column k-tiles three per SM (planner v13).
   const std::pair<int64_t, int64_t> kept[] = {
