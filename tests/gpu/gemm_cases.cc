@@ -198,22 +198,22 @@ const std::vector<GemmCase>& CoveringCases() {
 // blocks of sixteen warps one per SM at 16 tokens (v24); 4-bit and 8-bit
 // 34048 x 4096, whose 266 128-row n-blocks are more than a wave of two per SM
 // holds, unsplit (v26: 256-row k-major tiles at 8 and 16 tokens, 32x128x256 at
-// 32, the 8-bit 8x128x128 at 8); 4-bit 4096 x 14336 (fp16 and bf16) in
-// 64-row blocks of four warps four per SM at 8 tokens (8 splits of 7 k-tiles,
-// v34); scale groups of 32 on the group-128 tiles (v35: k-split warps at 8
-// tokens on 4096 x 4096, here with integer zero points) and, on
-// 8192 x 8192, the 64-row half tile in 4 splits at 8 tokens (v36; MXFP4
-// with bf16 activations too). Planner v40-v42's early=1 splits: uint8 and
-// e4m3 4096 x 4096 and 4-bit 6144 x 4096 (fp16) plan M = 1-5 and 6-8 as
-// two entries of one k-split tile, uint8 4096 x 2048 takes it over the
-// whole 8-token range, and uint8 / e4m3 4096 x 4096 on the 64-token
-// pre-scaled tile. Planner v43's weight copy paths: 4-bit 4096 x 14336
-// (fp16) copies the half tile's weights by cp.async.bulk at 8 tokens, and
-// 4-bit 8192 x 8192 with bf16 activations takes warp-run weight slots
-// (copy=warprun) on its k-split tile (hummingd_gemm_bench --override times
-// either on any tile and checks their numerics). Planner v46's 64-row
-// one-warpgroup blocks three per SM: 4-bit 6144 x 4096 (fp16 and bf16) at
-// 16 tokens (16x64x256 in 4 splits) and 32 (32x64x128 in 4), 5120 x 4096 at
+// 32, the 8-bit 8x128x128 at 8); 4-bit 4096 x 14336 (bf16; fp16 until planner
+// v55) in 64-row blocks of four warps four per SM at 8 tokens (8 splits of 7
+// k-tiles, v34); scale groups of 32 on the group-128 tiles (v35: k-split warps
+// at 8 tokens on 4096 x 4096, here with integer zero points) and, on 8192 x
+// 8192, the 64-row half tile in 4 splits at 8 tokens (v36; MXFP4 with bf16
+// activations too). Planner v40-v42's early=1 splits: uint8 and e4m3 4096 x
+// 4096 and 4-bit 6144 x 4096 (fp16) plan M = 1-5 and 6-8 as two entries of one
+// k-split tile, uint8 4096 x 2048 takes it over the whole 8-token range, and
+// uint8 / e4m3 4096 x 4096 on the 64-token pre-scaled tile. Planner v43's
+// weight copy paths: 4-bit 2048 x 28672 (fp16; 4096 x 14336 until planner v55
+// gave it 16-row k-split blocks) copies the half tile's weights by
+// cp.async.bulk at 8 tokens, and 4-bit 8192 x 8192 with bf16 activations takes
+// warp-run weight slots (copy=warprun) on its k-split tile (hummingd_gemm_bench
+// --override times either on any tile and checks their numerics). Planner v46's
+// 64-row one-warpgroup blocks three per SM: 4-bit 6144 x 4096 (fp16 and bf16)
+// at 16 tokens (16x64x256 in 4 splits) and 32 (32x64x128 in 4), 5120 x 4096 at
 // 16.
 std::vector<GemmCase> DecodeCases() {
   std::vector<GemmCase> cases;
@@ -251,6 +251,7 @@ std::vector<GemmCase> DecodeCases() {
       {"weight=uint4,group=128,scale=fp16", 34048, 4096, kDecode},
       {"weight=uint8,group=128,scale=fp16", 34048, 4096, kDecode},
       {"weight=uint4,group=128,scale=fp16", 4096, 14336, kDecode},
+      {"weight=uint4,group=128,scale=fp16", 2048, 28672, kDecode},
       {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16", 4096, 14336,
        kDecode},
       {"weight=uint4,group=32,scale=fp16", 8192, 8192, kDecode},
