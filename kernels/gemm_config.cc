@@ -37,18 +37,6 @@ bool ParseDims(absl::string_view text, int count, int* out) {
   return true;
 }
 
-// WgmmaConfig's kLongScaleChunks (gemm/wgmma_config.cuh), which sizes the
-// scale chunks.
-bool WgmmaLongScaleChunks(const GemmTileConfig& tile, const QuantSpec& spec) {
-  return tile.mma == GemmMma::kWgmma &&
-         device::wgmma_long_scale_chunks(
-             device::wgmma_slice_rings(tile.Threads(), tile.block_n,
-                                       tile.block_k, spec.weight.bits,
-                                       tile.warp_split_k, tile.bulk_weights),
-             WgmmaBlocksPerSm(tile), tile.block_n, spec.weight.bits,
-             tile.stages);
-}
-
 // Columns of one scale entry along K (GemmScaleTiling's kScaleTileK):
 // `whole_k` for channel and tensor scales.
 int64_t ScaleTileK(const QuantSpec& spec, int64_t whole_k) {
@@ -58,6 +46,16 @@ int64_t ScaleTileK(const QuantSpec& spec, int64_t whole_k) {
 }
 
 }  // namespace
+
+bool WgmmaLongScaleChunks(const GemmTileConfig& tile, const QuantSpec& spec) {
+  return tile.mma == GemmMma::kWgmma &&
+         device::wgmma_long_scale_chunks(
+             device::wgmma_slice_rings(tile.Threads(), tile.block_n,
+                                       tile.block_k, spec.weight.bits,
+                                       tile.warp_split_k, tile.bulk_weights),
+             WgmmaBlocksPerSm(tile), tile.block_n, spec.weight.bits,
+             tile.stages);
+}
 
 int GemmTileConfig::SharedBytes(const QuantSpec& spec) const {
   const int bits = spec.weight.bits;

@@ -165,6 +165,11 @@ bool WgmmaTakesKMajorScales(const GemmTileConfig& tile, const QuantSpec& spec,
 bool WgmmaTakesWarpRunWeights(const GemmTileConfig& tile,
                               const QuantSpec& spec);
 
+// WgmmaConfig's kLongScaleChunks (gemm/wgmma_config.cuh) on the host:
+// whether the tile's scale chunks span up to eight k-tiles (slice-ring tiles
+// at up to two blocks per SM), which sizes its shared memory.
+bool WgmmaLongScaleChunks(const GemmTileConfig& tile, const QuantSpec& spec);
+
 std::string FormatGemmTileText(const GemmTileConfig& tile);
 // Strict inverse of FormatGemmTileText; INVALID_ARGUMENT naming
 // "config.text" for anything else.

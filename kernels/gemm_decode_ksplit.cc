@@ -93,8 +93,9 @@ namespace {
 // 0.955-0.96x. bf16 activations tied or lost (3584 x 14336 1.05-1.06x,
 // 4096 x 12288 / 16384 0.98-1.00x) and keep the plans. Only the spec
 // measured (uint4 in groups of 128 with 16-bit scales, nothing else) and
-// groups of 32 and 64 (IsLongKFourBitMeasuredSpec); N / 16 in [2/3, 1] of
-// two per SM, 8192 < K <= 16384.
+// groups of 64 (IsLongKFourBitMeasuredSpec; groups of 32 pass it too, but
+// the decode plan keeps their half tile past K = 4096, planner v36); N / 16
+// in [2/3, 1] of two per SM, 8192 < K <= 16384.
 
 // The spec planner v55's long-K 4-bit rule was measured with (uint4 in
 // groups of 128, 16-bit scales, no zero points or second scale), and groups

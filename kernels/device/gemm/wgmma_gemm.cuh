@@ -143,9 +143,13 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
 
   // Tile t + kAhead is copied while tile t computes (kAhead = kStages - 2,
   // or 2 for three-stage k-split warp tiles: wgmma_ring_lead): the slot it
-  // lands in was last read by tile t - 2, whose wgmmas every warp has
-  // retired (wait_group 1 or 2 inside tile t - 1, kGroupsInFlight and the
-  // step pairs in gemm/wgmma_tile_compute.cuh) before this barrier.
+  // lands in was last read by tile t + kAhead - kStages, t - 2, whose wgmmas
+  // every warp has retired (wait_group 1 or 2 inside tile t - 1,
+  // kGroupsInFlight and the step pairs in gemm/wgmma_tile_compute.cuh)
+  // before this barrier; or t - 1 on three-stage k-split warp tiles, whose
+  // mma.sync reads are done when a warp reaches it (on slice-ring tiles the
+  // slice's barrier: only the slice's warps read or refill its part of the
+  // slot).
   // The prologue fetches the weights of its first Config::kEarlyTiles tiles
   // (all kAhead unless the tile says `early=N`) before waiting for the
   // previous kernel (they are read-only), and the rest after: per tile its

@@ -230,7 +230,8 @@ struct WgmmaStageCopier {
   // (gemm/wgmma_gemm.cuh; bench/decode-notes.md v100, v101).
   // Only where the weights' warp-run slots exist (two or more whole 16-byte
   // slots per thread: not for 1- to 3-bit weights or 4-bit 16x16x512
-  // slices, which keep the per-tile block barrier); wgmma_slice_rings.
+  // slices) and, on two or more n-units, for <= 4-bit weights; the others
+  // keep the per-tile block barrier (wgmma_slice_rings).
   static constexpr bool kSliceRings = Config::kSliceRings;
   static constexpr int kSliceThreads = 32 * Config::kRowUnits;
   static constexpr int kXSliceChunksPerRow =

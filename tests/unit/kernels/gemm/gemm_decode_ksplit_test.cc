@@ -136,6 +136,9 @@ TEST(GemmDecodeKSplitTest, KSplitWarpsFillTheMachineUnsplit) {
       // of three stages (v55), 224 or 256 of them.
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 4096, 14336,
        "tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8", ""},
+      // 176 16-row blocks: exactly 2/3 of the wave.
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 2816, 14336,
+       "tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8", ""},
       {"weight=uint4,group=128,scale=bf16,act=fp16,out=fp16", 3584, 12288,
        "tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8", ""},
       {"weight=uint4,group=64,scale=fp16,act=fp16,out=fp16", 4096, 16384,

@@ -229,6 +229,18 @@ TEST(WgmmaConfigTest, HostSharedBytesMatchTheKernelLayout) {
       "tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8");
   EXPECT_TRUE(KSplit8One::kLongScaleChunks);
   EXPECT_EQ(KSplit8One::kChunkTiles, 8);
+  // Planner v55's tile: 4-bit fp16 in 16-row blocks of three stages on
+  // 4096 x 14336, eight-tile chunks (chunks at tiles 0 and 8 of 14).
+  using KSplit4Long =
+      hd::WgmmaConfig<W4,
+                      hd::WgmmaTile<8, 16, 1024, 2, 3, false, false, false, 8>,
+                      4096, 14336>;
+  ExpectHostAgrees<KSplit4Long>(
+      "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
+      "tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8");
+  EXPECT_TRUE(KSplit4Long::kLongScaleChunks);
+  EXPECT_EQ(KSplit4Long::kChunkTiles, 8);
+  EXPECT_EQ(KSplit4Long::kScaleWindowWords, 9);
   // 16 tokens: two m16n8 fragments per warp, four stages two ahead.
   using KSplit16 = hd::WgmmaConfig<
       W4, hd::WgmmaTile<16, 32, 512, 2, 4, false, false, false, 4>, 6144, 4096>;
@@ -324,6 +336,14 @@ TEST(WgmmaConfigTest, ChunkWindowsHoldEveryElementTheirTilesRead) {
                       hd::WgmmaTile<8, 32, 1024, 2, 3, false, false, false, 4>,
                       256, 4096>;
   ExpectWindowsHoldTheirChunks<K4, 2, K4::kScaleWindowWords>();
+  // Long chunks (eight tiles) over a K of 14 tiles: a whole chunk, then
+  // one that runs past K.
+  using K4Long =
+      hd::WgmmaConfig<G128,
+                      hd::WgmmaTile<8, 16, 1024, 2, 3, false, false, false, 8>,
+                      256, 14336>;
+  static_assert(K4Long::kChunkTiles == 8, "long chunks");
+  ExpectWindowsHoldTheirChunks<K4Long, 2, K4Long::kScaleWindowWords>();
   using K8 = hd::WgmmaConfig<
       G32, hd::WgmmaTile<8, 16, 1024, 2, 4, false, false, false, 8>, 256, 4096>;
   ExpectWindowsHoldTheirChunks<K8, 4, K8::kScaleWindowWords>();
