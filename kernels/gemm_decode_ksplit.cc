@@ -83,7 +83,7 @@ namespace {
 // e5m2): the k-split skeleton reads their scales as it does at 8 tokens.
 // The three-per-SM window starts just above 2 x SMs (N = 4288 gives 268
 // blocks, ~90 SMs busy); only 384 blocks (6144 x 4096) were measured.
-// Planner v55 (sweeps dm, dn, bench/results/tile-sweep-dm-dn-8dcc099.md,
+// Planner v55 (sweeps dm, dn, bench/results/tile-sweep-dm-dn-d24225f.md,
 // decode-notes v102): with slice rings and long scale chunks (v100-v102)
 // 16-row blocks at three stages won past K = 8192 with fp16 activations,
 // where v20 had measured them 10% slower (4096 x 14336 10.92 against 9.9):
@@ -93,14 +93,15 @@ namespace {
 // 0.955-0.96x. bf16 activations tied or lost (3584 x 14336 1.05-1.06x,
 // 4096 x 12288 / 16384 0.98-1.00x) and keep the plans. Only the spec
 // measured (uint4 in groups of 128 with 16-bit scales, nothing else) and
-// groups of 64 (IsLongKFourBitMeasuredSpec; groups of 32 pass it too, but
+// groups of 64 (IsMeasuredFourBitGroupSpec; groups of 32 pass it too, but
 // the decode plan keeps their half tile past K = 4096, planner v36); N / 16
 // in [2/3, 1] of two per SM, 8192 < K <= 16384.
 
-// The spec planner v55's long-K 4-bit rule was measured with (uint4 in
-// groups of 128, 16-bit scales, no zero points or second scale), and groups
-// of 32 and 64, which take the group-128 rules (planners v35 / v36).
-bool IsLongKFourBitMeasuredSpec(const QuantSpec& spec) {
+// The 4-bit specs the 16-token sixteen-warp rule (planner v24) and the
+// long-K rule (v55) were measured with: uint4 in groups of 128 with 16-bit
+// scales, no zero points or second scale, and groups of 32 and 64, which
+// take the group-128 rules (planners v35 / v36).
+bool IsMeasuredFourBitGroupSpec(const QuantSpec& spec) {
   const bool group_rules = (spec.granularity == ScaleGranularity::kGroup &&
                             spec.group_size == 128) ||
                            HasGroupRulesFineScales(spec);
@@ -152,21 +153,11 @@ std::optional<GemmTileConfig> KSplitWarpTile(int tokens, const QuantSpec& spec,
   if (at_16_tokens && !eight_bit) {
     // 4-bit weights at 16 tokens: 32-row blocks of sixteen warps, one per
     // SM, where N / 32 fills 2/3 to all of the SMs and 2048 < K <= 4096;
-    // only the specs measured (uint4, groups of 128, and of 32 and 64 since
-    // planner v35, 16-bit scales, no zero points or second scale).
-    const bool measured_group = (spec.granularity == ScaleGranularity::kGroup &&
-                                 spec.group_size == 128) ||
-                                HasGroupRulesFineScales(spec);
-    const bool measured_spec = spec.weight.kind == WeightKind::kUint &&
-                               spec.weight.bits == 4 && measured_group &&
-                               (spec.scale_type == DataType::kFp16 ||
-                                spec.scale_type == DataType::kBf16) &&
-                               spec.zero_point == ZeroPointKind::kNone &&
-                               spec.secondary_scale == SecondaryScale::kNone;
+    // only the specs measured (IsMeasuredFourBitGroupSpec).
     const int64_t rows32 = shape.n / 32;
-    if (!measured_spec || shape.n % 32 != 0 || rows32 > sm_count ||
-        3 * rows32 < 2 * int64_t{sm_count} || shape.k <= 2048 ||
-        shape.k > 4096) {
+    if (!IsMeasuredFourBitGroupSpec(spec) || shape.n % 32 != 0 ||
+        rows32 > sm_count || 3 * rows32 < 2 * int64_t{sm_count} ||
+        shape.k <= 2048 || shape.k > 4096) {
       return std::nullopt;
     }
     return KSplitCandidate(16, 16, 32, 1024, 4, /*blocks_per_sm=*/1,
@@ -177,7 +168,7 @@ std::optional<GemmTileConfig> KSplitWarpTile(int tokens, const QuantSpec& spec,
   const int64_t two_per_sm = int64_t{2} * sm_count;
   const int64_t rows16 = shape.n / 16;
   if (!eight_bit && !at_16_tokens && fp16_activations && shape.k > 8192) {
-    if (!IsLongKFourBitMeasuredSpec(spec) || shape.k > 16384 ||
+    if (!IsMeasuredFourBitGroupSpec(spec) || shape.k > 16384 ||
         shape.n % 16 != 0 || rows16 > two_per_sm ||
         3 * rows16 < 2 * two_per_sm) {
       return std::nullopt;
