@@ -96,6 +96,12 @@ namespace {
 // groups of 64 (IsMeasuredFourBitGroupSpec; groups of 32 pass it too, but
 // the decode plan keeps their half tile past K = 4096, planner v36); N / 16
 // in [2/3, 1] of two per SM, 8192 < K <= 16384.
+// Planner v56 (A/B v103, bench/results/ab-v103-lane-offsets.md): with the
+// k-split warps' lane offsets held in registers the same tile wins with
+// bf16 activations too: 4096 x 12288 / 14336 / 16384 at 8.61-10.95 us
+// against the plans' 8.86-11.23 (0.96-0.98x). Only where N / 16 fills at
+// least 15/16 of two per SM (256 of 264 blocks there): at 224 (3584 x
+// 14336) bf16 lost 1.05-1.06x in sweep dn, before v103.
 
 // The 4-bit specs the 16-token sixteen-warp rule (planner v24) and the
 // long-K rule (v55) were measured with: uint4 in groups of 128 with 16-bit
@@ -167,10 +173,16 @@ std::optional<GemmTileConfig> KSplitWarpTile(int tokens, const QuantSpec& spec,
   const bool long_k_eight_bit = eight_bit && !at_16_tokens && fp16_activations;
   const int64_t two_per_sm = int64_t{2} * sm_count;
   const int64_t rows16 = shape.n / 16;
-  if (!eight_bit && !at_16_tokens && fp16_activations && shape.k > 8192) {
+  const bool bf16_activations = spec.activation_type == DataType::kBf16;
+  if (!eight_bit && !at_16_tokens && (fp16_activations || bf16_activations) &&
+      shape.k > 8192) {
+    // The least share of two per SM the blocks fill: 2/3 (fp16), 15/16
+    // (bf16).
+    const int64_t fill_num = fp16_activations ? 2 : 15;
+    const int64_t fill_den = fp16_activations ? 3 : 16;
     if (!IsMeasuredFourBitGroupSpec(spec) || shape.k > 16384 ||
         shape.n % 16 != 0 || rows16 > two_per_sm ||
-        3 * rows16 < 2 * two_per_sm) {
+        fill_den * rows16 < fill_num * two_per_sm) {
       return std::nullopt;
     }
     return KSplitCandidate(8, 8, 16, 1024, 3, /*blocks_per_sm=*/0,

@@ -198,8 +198,9 @@ const std::vector<GemmCase>& CoveringCases() {
 // blocks of sixteen warps one per SM at 16 tokens (v24); 4-bit and 8-bit
 // 34048 x 4096, whose 266 128-row n-blocks are more than a wave of two per SM
 // holds, unsplit (v26: 256-row k-major tiles at 8 and 16 tokens, 32x128x256 at
-// 32, the 8-bit 8x128x128 at 8); 4-bit 4096 x 14336 (bf16; fp16 until planner
-// v55) in 64-row blocks of four warps four per SM at 8 tokens (8 splits of 7
+// 32, the 8-bit 8x128x128 at 8); 4-bit 3584 x 14336 (bf16; 4096 x 14336
+// until planners v55 / v56 gave it 16-row k-split blocks, fp16 and bf16) in
+// 64-row blocks of four warps four per SM at 8 tokens (9 splits of 6-7
 // k-tiles, v34); scale groups of 32 on the group-128 tiles (v35: k-split warps
 // at 8 tokens on 4096 x 4096, here with integer zero points) and, on 8192 x
 // 8192, the 64-row half tile in 4 splits at 8 tokens (v36; MXFP4 with bf16
@@ -253,6 +254,8 @@ std::vector<GemmCase> DecodeCases() {
       {"weight=uint4,group=128,scale=fp16", 4096, 14336, kDecode},
       {"weight=uint4,group=128,scale=fp16", 2048, 28672, kDecode},
       {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16", 4096, 14336,
+       kDecode},
+      {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16", 3584, 14336,
        kDecode},
       {"weight=uint4,group=32,scale=fp16", 8192, 8192, kDecode},
       {"weight=uint4,group=32,scale=fp16,zero=int", 4096, 4096, kDecode},

@@ -229,6 +229,7 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
   // The thread's rows' addresses in the current chunk, rebuilt as each
   // chunk begins (t = 0 first).
   WgmmaChunk<Config> chunk;
+  const WgmmaLaneOffsets<Config> lanes = wgmma_lane_offsets<Config>(warp, lane);
   // Config::kTilesPerPass tiles per pass: where that is kStages, the pass
   // is unrolled one tile per ring slot, so that every slot address (the
   // stage a tile reads, the one its copy fills) is s_base plus a
@@ -251,7 +252,7 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
                                          range.begin + t, n0, warp, lane);
       }
       wgmma_compute_tile<Config>(acc, stage_at(slot), chunk, k_of_tile(t),
-                                 t > 0, warp, lane);
+                                 t > 0, warp, lane, lanes);
     }
   }
   wgmma_wait<0>();

@@ -263,6 +263,55 @@ HUMMINGD_DEVICE void sync_mma_step(WgmmaAccumulators<Config>& acc,
   }
 }
 
+// A k-split warp's offsets that no k-tile changes: where its lane reads
+// the warp's first unit's weight words within a stage (per row block), the
+// ldmatrix row of its lane in the warp's first 64-column activation panel
+// (and the same in the panel's second step pair), and the first k column
+// of its k-slice within a tile. Computed once per kernel and held opaque:
+// left to the optimizer, the k-split loops rebuilt them from the thread
+// index at every k-tile (~10 of ~190 SASS a tile on the 16-row k-split
+// tiles; bench/decode-notes.md v103). Only k-split tiles read them: the
+// other tiles' loops grew when they did (the 64-token 8-bit ones by 10%,
+// two more registers), so those compute theirs in place, and nothing here
+// is held for them.
+template <class Config>
+struct WgmmaLaneOffsets {
+  u32 words[Config::kRowBlocks];
+  u32 ldsm[2];
+  int slice_k;
+};
+
+template <class Config>
+HUMMINGD_DEVICE WgmmaLaneOffsets<Config> wgmma_lane_offsets(int warp,
+                                                            int lane) {
+  auto held = [](u32 value) {
+    return Config::kWarpSplitK > 1 ? opaque_register(value) : value;
+  };
+  const int ku0 = Config::warp_k_slice(warp) * Config::kUnitsKPerWarp;
+  WgmmaLaneOffsets<Config> offsets;
+  HUMMINGD_UNROLL
+  for (int r = 0; r < Config::kRowBlocks; ++r) {
+    const int unit_local = Config::warp_row_unit(warp, r);
+    offsets.words[r] = held(static_cast<u32>(
+        Config::kOffsetW +
+        (unit_local * Config::kUnitsKPerTile + ku0) * Config::kUnitWords * 4 +
+        lane * Config::kBits * 4));
+  }
+  // Lane l gives the row of token l % 8 at 16-byte chunk l / 8 of a step
+  // pair (chunk c of token t lies at c ^ t; the second pair of a 64-column
+  // panel is chunk + 4, bit 6 of the offset, which the panel's multiple of
+  // 128 bytes leaves alone).
+  const u32 lane_offset = static_cast<u32>((lane & 7) * kWgmmaSwizzleRowBytes +
+                                           (((lane >> 3) ^ (lane & 7)) << 4));
+  const u32 panel =
+      static_cast<u32>(ku0 * Config::kTokens * kWgmmaSwizzleRowBytes);
+  offsets.ldsm[0] = held(panel + lane_offset);
+  offsets.ldsm[1] = held(panel + (lane_offset ^ 64u));
+  offsets.slice_k = static_cast<int>(held(static_cast<u32>(
+      Config::warp_k_slice(warp) * Config::kUnitsKPerWarp * kGemmUnitCols)));
+  return offsets;
+}
+
 // Computes warp's share of the k-tile at column k_tile0 (its k-slice with
 // k-split warps, else all of it) from the stage at s_stage, with the
 // scales of `chunk`. has_previous_tile: an earlier tile of this split ran
@@ -272,7 +321,8 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
                                         u32 s_stage,
                                         const WgmmaChunk<Config>& chunk,
                                         int k_tile0, bool has_previous_tile,
-                                        int warp, int lane) {
+                                        int warp, int lane,
+                                        const WgmmaLaneOffsets<Config>& lanes) {
   using Format = typename Config::Format;
   using Decoder = OperandDecoder<Format>;
   using Plan = WgmmaScalePlan<Config>;
@@ -325,8 +375,12 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
   // without k-split warps); step and period indices count from ku0, so fold
   // points stay compile-time.
   const int ku0 = Config::warp_k_slice(warp) * Config::kUnitsKPerWarp;
-  const int warp_col = wgmma_warp_scale_column<Config>(
-      k_tile0, Config::warp_k_slice(warp), chunk.first_col);
+  const int warp_col =
+      Config::kWarpSplitK > 1
+          ? static_cast<int>(wgmma_scale_column<Config>(
+                static_cast<u32>(k_tile0) + static_cast<u32>(lanes.slice_k))) -
+                chunk.first_col
+          : wgmma_warp_scale_column<Config>(k_tile0, 0, chunk.first_col);
   // The lane words of unit ku of every row block; unit ku + 1's are loaded
   // while unit ku decodes (a double buffer, compile-time indexed by the
   // warp's unit count ku_w).
@@ -334,13 +388,19 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
   auto load_unit_words = [&](int ku_w) {
     HUMMINGD_UNROLL
     for (int r = 0; r < kR; ++r) {
-      const int unit_local = Config::warp_row_unit(warp, r);
-      load_lane_words<Config::kBits>(
-          r_words[ku_w & 1][r],
-          s_stage + Config::kOffsetW +
-              (unit_local * Config::kUnitsKPerTile + ku0 + ku_w) *
-                  Config::kUnitWords * 4,
-          lane);
+      if constexpr (Config::kWarpSplitK > 1) {
+        load_lane_words<Config::kBits>(
+            r_words[ku_w & 1][r],
+            s_stage + lanes.words[r] + ku_w * Config::kUnitWords * 4, 0);
+      } else {
+        const int unit_local = Config::warp_row_unit(warp, r);
+        load_lane_words<Config::kBits>(
+            r_words[ku_w & 1][r],
+            s_stage + Config::kOffsetW +
+                (unit_local * Config::kUnitsKPerTile + ku0 + ku_w) *
+                    Config::kUnitWords * 4,
+            lane);
+      }
     }
   };
   load_unit_words(0);
@@ -436,12 +496,19 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
           // row's, so the lane offset holds).
           HUMMINGD_UNROLL
           for (int j = 0; j < kBTiles; ++j) {
-            ldmatrix_x4(
-                r_b[j],
-                s_stage +
-                    static_cast<u32>((ku * Config::kTokens + 8 * j) *
-                                     kWgmmaSwizzleRowBytes) +
-                    (s == 0 ? ldsm_lane_offset : ldsm_lane_offset ^ 64u));
+            if constexpr (Config::kWarpSplitK > 1) {
+              ldmatrix_x4(r_b[j], s_stage + lanes.ldsm[s == 0 ? 0 : 1] +
+                                      static_cast<u32>(
+                                          (ku_w * Config::kTokens + 8 * j) *
+                                          kWgmmaSwizzleRowBytes));
+            } else {
+              ldmatrix_x4(
+                  r_b[j],
+                  s_stage +
+                      static_cast<u32>((ku * Config::kTokens + 8 * j) *
+                                       kWgmmaSwizzleRowBytes) +
+                      (s == 0 ? ldsm_lane_offset : ldsm_lane_offset ^ 64u));
+            }
           }
         }
         sync_mma_step<Config>(acc, r_a[0], r_b, s & 1, starts_fold);

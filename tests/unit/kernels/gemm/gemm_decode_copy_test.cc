@@ -164,7 +164,9 @@ TEST(GemmDecodeCopyTest, PlannedWhereMeasuredWinning) {
             kBulkHalfTile);
   EXPECT_EQ(PlannedText(kFp16, 4096, 11008, 0), kHalfTile);
   EXPECT_EQ(PlannedText(kFp16, 4096, 9728, 0), kHalfTile);
-  EXPECT_EQ(PlannedText(kBf16, 4096, 14336, 0), kHalfTile);
+  EXPECT_EQ(PlannedText(kBf16, 4096, 14336, 0), kKSplit16RowTile);
+  EXPECT_EQ(PlannedText(kBf16, 4096, 14336, 0, kLaunchAbiKMajorScales),
+            kHalfTile);
   EXPECT_EQ(PlannedText("weight=uint4,group=64,scale=fp16", 4096, 14336, 0,
                         kLaunchAbiKMajorScales),
             kHalfTile);

@@ -321,14 +321,15 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
         "tile=32x128x256,warps=1x8,stages=3,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
        {1, 4, 4, 4}},
+      // bf16 past K = 8192 on 16-row k-split blocks since planner v56.
       {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16",
        4096,
        14336,
-       {"tile=8x64x256,warps=1x4,stages=4,mma=wgmma,blocks=4",
+       {"tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8",
         "tile=16x128x256,warps=1x8,stages=4,mma=wgmma,early=1",
         "tile=32x128x256,warps=1x8,stages=3,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
-       {8, 8, 8, 8}},
+       {1, 8, 8, 8}},
   };
   for (const Expected& e : expected) {
     SCOPED_TRACE(::testing::Message()
@@ -386,10 +387,10 @@ TEST(GemmDecodePlanTest, GroupsOf32And64TakeTheGroup128Rules) {
         const bool keeps_k_major = group == 32 && long_splits;
         // Groups of 32 keep the half tile past K = 4096 where groups of 128
         // take k-split warps (planner v36): 8192 x 8192, and 4096 x 14336
-        // with fp16 activations (planner v55).
+        // (planner v55 with fp16 activations, v56 with bf16).
         const bool square = n == 8192 && k == 8192;
         const bool half_tile =
-            group == 32 && (square || (fp16 && n == 4096 && k == 14336));
+            group == 32 && (square || (n == 4096 && k == 14336));
         // Both plans split the same ranges (planner v40's rules do not
         // look at the scale groups).
         EXPECT_EQ(fine.entries.size(), coarse.entries.size());

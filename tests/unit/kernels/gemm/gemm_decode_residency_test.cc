@@ -70,17 +70,16 @@ TEST(GemmDecodePlanTest, FourBlocksPerSmTilesFitFourAndTheStubSaysSo) {
   }
   // Splits of under 8 256-column k-tiles (4096 x 14336: 7) take the
   // 64-row half of the 128-row tile, four per SM, in the same splits
-  // (planner v34): bf16, and fp16 where a client cannot load k-split tiles
-  // (fp16 with bulk weight copies since planner v43; k-split warps over
-  // 16-row blocks since v55, below); its stub bounds 128 threads at four.
+  // (planner v34) where a client cannot load k-split tiles (the others take
+  // k-split warps over 16-row blocks: fp16 since planner v55, below, bf16
+  // since v56; fp16 with bulk weight copies since v43); its stub bounds 128
+  // threads at four.
   for (const char* spec :
        {kW4, "weight=uint4,group=128,scale=bf16,act=bf16,out=bf16"}) {
     SCOPED_TRACE(spec);
     const bool fp16 = std::string(spec) == kW4;
-    const KernelRequest request =
-        fp16 ? testing::GemmRequest(spec, 4096, 14336, "sm_90a", 132,
-                                    kLaunchAbiKMajorScales)
-             : DecodeRequest(spec, 4096, 14336);
+    const KernelRequest request = testing::GemmRequest(
+        spec, 4096, 14336, "sm_90a", 132, kLaunchAbiKMajorScales);
     absl::StatusOr<Plan> plan = PlanKernels(request);
     ASSERT_TRUE(plan.ok()) << plan.status();
     const PlanEntry& entry = DecodeRangeEntry(*plan, 0);
