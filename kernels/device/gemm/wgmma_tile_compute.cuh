@@ -267,13 +267,15 @@ HUMMINGD_DEVICE void sync_mma_step(WgmmaAccumulators<Config>& acc,
 // the warp's first unit's weight words within a stage (per row block), the
 // ldmatrix row of its lane in the warp's first 64-column activation panel
 // (and the same in the panel's second step pair), and the first k column
-// of its k-slice within a tile. Computed once per kernel and held opaque:
-// left to the optimizer, the k-split loops rebuilt them from the thread
-// index at every k-tile (~10 of ~190 SASS a tile on the 16-row k-split
-// tiles; bench/decode-notes.md v103). Only k-split tiles read them: the
-// other tiles' loops grew when they did (the 64-token 8-bit ones by 10%,
-// two more registers), so those compute theirs in place, and nothing here
-// is held for them.
+// of its k-slice within a tile. Computed once per kernel and held opaque
+// on slice-ring tiles (WgmmaConfig::kSliceRings): left to the optimizer,
+// their k-loops rebuilt them from the thread index at every k-tile (~10
+// of ~190 SASS a tile on the 16-row tiles), and held they ran 0.96-0.99x
+// (bench/decode-notes.md v103). The other tiles compute theirs in place:
+// the 8-bit 8x32x512 k-split tile (two n-units, the block barrier every
+// tile) ran 1.007-1.023x slower with them held though its loop shrank 6%,
+// and the loops of tiles without k-split warps grew (the 64-token 8-bit
+// ones by 10%, two more registers).
 template <class Config>
 struct WgmmaLaneOffsets {
   u32 words[Config::kRowBlocks];
@@ -285,7 +287,7 @@ template <class Config>
 HUMMINGD_DEVICE WgmmaLaneOffsets<Config> wgmma_lane_offsets(int warp,
                                                             int lane) {
   auto held = [](u32 value) {
-    return Config::kWarpSplitK > 1 ? opaque_register(value) : value;
+    return Config::kSliceRings ? opaque_register(value) : value;
   };
   const int ku0 = Config::warp_k_slice(warp) * Config::kUnitsKPerWarp;
   WgmmaLaneOffsets<Config> offsets;
@@ -376,11 +378,12 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
   // points stay compile-time.
   const int ku0 = Config::warp_k_slice(warp) * Config::kUnitsKPerWarp;
   const int warp_col =
-      Config::kWarpSplitK > 1
+      Config::kSliceRings
           ? static_cast<int>(wgmma_scale_column<Config>(
                 static_cast<u32>(k_tile0) + static_cast<u32>(lanes.slice_k))) -
                 chunk.first_col
-          : wgmma_warp_scale_column<Config>(k_tile0, 0, chunk.first_col);
+          : wgmma_warp_scale_column<Config>(k_tile0, Config::warp_k_slice(warp),
+                                            chunk.first_col);
   // The lane words of unit ku of every row block; unit ku + 1's are loaded
   // while unit ku decodes (a double buffer, compile-time indexed by the
   // warp's unit count ku_w).
@@ -388,7 +391,7 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
   auto load_unit_words = [&](int ku_w) {
     HUMMINGD_UNROLL
     for (int r = 0; r < kR; ++r) {
-      if constexpr (Config::kWarpSplitK > 1) {
+      if constexpr (Config::kSliceRings) {
         load_lane_words<Config::kBits>(
             r_words[ku_w & 1][r],
             s_stage + lanes.words[r] + ku_w * Config::kUnitWords * 4, 0);
@@ -496,7 +499,7 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
           // row's, so the lane offset holds).
           HUMMINGD_UNROLL
           for (int j = 0; j < kBTiles; ++j) {
-            if constexpr (Config::kWarpSplitK > 1) {
+            if constexpr (Config::kSliceRings) {
               ldmatrix_x4(r_b[j], s_stage + lanes.ldsm[s == 0 ? 0 : 1] +
                                       static_cast<u32>(
                                           (ku_w * Config::kTokens + 8 * j) *
