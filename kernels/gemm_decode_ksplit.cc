@@ -91,20 +91,21 @@ namespace {
 // 8x128x256 (4096 x 16384) at M = 1 / 8: 4096 x 12288 0.97-0.985x, 4096 x
 // 14336 0.98-0.99x (M = 2 / 4 too), 3584 x 14336 0.97-0.98x, 4096 x 16384
 // 0.955-0.96x. bf16 activations tied or lost (3584 x 14336 1.05-1.06x,
-// 4096 x 12288 / 16384 0.98-1.00x) and keep the plans. Only the spec
+// 4096 x 12288 / 16384 0.98-1.00x) and kept the plans until v56. Only the spec
 // measured (uint4 in groups of 128 with 16-bit scales, nothing else) and
 // groups of 64 (IsMeasuredFourBitGroupSpec; groups of 32 pass it too, but
 // the decode plan keeps their half tile past K = 4096, planner v36); N / 16
 // in [2/3, 1] of two per SM, 8192 < K <= 16384.
 // Planner v56 (A/B v103, bench/results/ab-v103-lane-offsets.md): with the
 // k-split warps' lane offsets held in registers the same tile wins with
-// bf16 activations too: 4096 x 12288 / 14336 / 16384 at 8.61-10.95 us
-// against the plans' 8.86-11.23 (0.96-0.98x). Only where N / 16 fills at
-// least 15/16 of two per SM (256 of 264 blocks there): at 224 (3584 x
-// 14336) bf16 lost 1.05-1.06x in sweep dn, before v103.
+// bf16 activations too: 4096 x 12288 / 14336 / 16384 at 8.61-11.10 us
+// against the plans' 8.86-11.23 (0.97-0.99x in each run). Only where
+// N / 16 fills at least 15/16 of two per SM (256 of 264 blocks there): at
+// 224 (3584 x 14336) bf16 lost 1.05-1.06x in sweep dn and still 1.02-1.04x
+// after v103 (sweep dt, bench/results/tile-sweep-do-dt-session43.md).
 
 // The 4-bit specs the 16-token sixteen-warp rule (planner v24) and the
-// long-K rule (v55) were measured with: uint4 in groups of 128 with 16-bit
+// long-K rule (v55, v56) were measured with: uint4 in groups of 128 with 16-bit
 // scales, no zero points or second scale, and groups of 32 and 64, which
 // take the group-128 rules (planners v35 / v36).
 bool IsMeasuredFourBitGroupSpec(const QuantSpec& spec) {

@@ -159,7 +159,8 @@ HUMMINGD_DEVICE WgmmaChunk<Config> wgmma_chunk_view(u32 s_buffer,
 
 // The element (scale, or zero point with kZero) of the thread's row
 // g + 8 j of row block r at k column d of the warp's share of the tile
-// whose first entry column is warp_col (wgmma_warp_scale_column),
+// whose first entry column is warp_col (wgmma_warp_scale_column, or on
+// slice-ring tiles the same from WgmmaLaneOffsets::slice_k),
 // zero-extended.
 template <class Config, bool kZero>
 HUMMINGD_DEVICE u32 load_row_element(const WgmmaChunk<Config>& chunk, int r,
@@ -270,7 +271,8 @@ HUMMINGD_DEVICE void sync_mma_step(WgmmaAccumulators<Config>& acc,
 // of its k-slice within a tile. Computed once per kernel and held opaque
 // on slice-ring tiles (WgmmaConfig::kSliceRings): left to the optimizer,
 // their k-loops rebuilt them from the thread index at every k-tile (~10
-// of ~190 SASS a tile on the 16-row tiles), and held they ran 0.96-0.99x
+// of ~190 SASS a tile on the 16-row tiles), and held they ran 0.96-0.98x
+// on the 4-bit 16-row tiles past K = 8192, 0.97-1.01x on the others
 // (bench/decode-notes.md v103). The other tiles compute theirs in place:
 // the 8-bit 8x32x512 k-split tile (two n-units, the block barrier every
 // tile) ran 1.007-1.023x slower with them held though its loop shrank 6%,
@@ -317,7 +319,9 @@ HUMMINGD_DEVICE WgmmaLaneOffsets<Config> wgmma_lane_offsets(int warp,
 // Computes warp's share of the k-tile at column k_tile0 (its k-slice with
 // k-split warps, else all of it) from the stage at s_stage, with the
 // scales of `chunk`. has_previous_tile: an earlier tile of this split ran
-// (its last period is folded at this tile's first step).
+// (its last period is folded at this tile's first step). lanes: the
+// thread's WgmmaLaneOffsets (wgmma_lane_offsets, once per kernel), read
+// only on slice-ring tiles; the others compute the same from warp and lane.
 template <class Config>
 HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
                                         u32 s_stage,

@@ -184,8 +184,8 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
        {1, 4, 4, 4}},
       // 8 tokens: k-split warps over 16-row blocks, three stages (256,
-      // unsplit; planner v55, where bf16 keeps the 64-row half tile four
-      // per SM in 8 splits); 16 and 32 tokens: 256-column k-tiles in 8
+      // unsplit; planner v55, bf16 too since v56, below); 16 and 32 tokens:
+      // 256-column k-tiles in 8
       // splits of 7 in 128-row blocks two per SM (256 blocks).
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
        4096,

@@ -253,7 +253,8 @@ TEST(GemmDecodePlanTest, ThreeBlocksPerSmTilesFitThreeAndTheStubSaysSo) {
   // 4096 x 4096: 8 splits are 256 blocks (no gain measured); 8192 x 28672:
   // 6 splits of 37 k-tiles (slower); 28672 x 8192: 224 blocks; groups of 16
   // and 8-bit weights were not measured three per SM; 8192 x 8192 and 4096 x
-  // 14336 take 256-column k-tiles (v18), groups of 32 and 64 too (v35).
+  // 14336 take 256-column k-tiles from 16 tokens (v18), groups of 32 and 64
+  // too (v35).
   const std::pair<const char*, std::pair<int64_t, int64_t>> kept[] = {
       {"weight=uint4,group=128,scale=fp16", {4096, 4096}},
       {"weight=uint4,group=128,scale=fp16", {8192, 28672}},
