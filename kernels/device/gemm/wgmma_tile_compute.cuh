@@ -264,6 +264,15 @@ HUMMINGD_DEVICE void sync_mma_step(WgmmaAccumulators<Config>& acc,
   }
 }
 
+// The ldmatrix.x4 row of `lane` in a step pair of a token panel of the
+// swizzled activation tile: lane l gives the row of token l % 8 at 16-byte
+// chunk l / 8 (chunk c of token t lies at c ^ t); the panel's second step
+// pair is chunk + 4, this XOR 64.
+HUMMINGD_DEVICE u32 wgmma_ldsm_lane_offset(int lane) {
+  return static_cast<u32>((lane & 7) * kWgmmaSwizzleRowBytes +
+                          (((lane >> 3) ^ (lane & 7)) << 4));
+}
+
 // A k-split warp's offsets that no k-tile changes: where its lane reads
 // the warp's first unit's weight words within a stage (per row block), the
 // ldmatrix row of its lane in the warp's first 64-column activation panel
@@ -301,12 +310,9 @@ HUMMINGD_DEVICE WgmmaLaneOffsets<Config> wgmma_lane_offsets(int warp,
         (unit_local * Config::kUnitsKPerTile + ku0) * Config::kUnitWords * 4 +
         lane * Config::kBits * 4));
   }
-  // Lane l gives the row of token l % 8 at 16-byte chunk l / 8 of a step
-  // pair (chunk c of token t lies at c ^ t; the second pair of a 64-column
-  // panel is chunk + 4, bit 6 of the offset, which the panel's multiple of
-  // 128 bytes leaves alone).
-  const u32 lane_offset = static_cast<u32>((lane & 7) * kWgmmaSwizzleRowBytes +
-                                           (((lane >> 3) ^ (lane & 7)) << 4));
+  // The second step pair of a 64-column panel is bit 6 of the lane offset,
+  // which the panel's multiple of 128 bytes leaves alone.
+  const u32 lane_offset = wgmma_ldsm_lane_offset(lane);
   const u32 panel =
       static_cast<u32>(ku0 * Config::kTokens * kWgmmaSwizzleRowBytes);
   offsets.ldsm[0] = held(panel + lane_offset);
@@ -342,10 +348,8 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
   // 8 tokens: warp-level mma.sync m16n8k16 in place of m64n8k16, which
   // costs as much tensor time as m64n16k16 (half the weight per unit of it;
   // bench/results/mma-sync-probe-2026-11-30.txt; A/B q in decode-notes v41:
-  // 0.970-1.004x). B fragments by ldmatrix from the same swizzled tile:
-  // lane l gives the row of token l % 8 at 16-byte chunk l / 8 of a step
-  // pair (chunk c of token t lies at c ^ t; the second pair of a 64-column
-  // panel is chunk + 4, bit 6 of the offset).
+  // 0.970-1.004x). B fragments by ldmatrix from the same swizzled tile
+  // (wgmma_ldsm_lane_offset).
   // With k-split warps at 16 tokens too (two n8 tiles per step).
   constexpr bool kSyncMma = Config::kTokens == 8 || Config::kWarpSplitK > 1;
   constexpr int kBTiles = kSyncMma ? Config::kTokens / 8 : 1;
@@ -373,8 +377,7 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
   constexpr int kStepsPerGroup = kStepPairs ? 2 : 1;
   static_assert(!Plan::kDeferred || Plan::kStepsPerFold % kStepsPerGroup == 0,
                 "a scale period starts a group");
-  const u32 ldsm_lane_offset = static_cast<u32>(
-      (lane & 7) * kWgmmaSwizzleRowBytes + (((lane >> 3) ^ (lane & 7)) << 4));
+  const u32 ldsm_lane_offset = wgmma_ldsm_lane_offset(lane);
   // Deferred: the current fold's decoder entries (zero points only).
   Entry r_fold_entry[kR][2];
   // The warp's k-units are ku0 .. ku0 + kUnitsKPerWarp - 1 (a constant 0
