@@ -286,8 +286,11 @@ absl::Status ValidateGemmTile(const GemmTileConfig& tile, int64_t n,
         tile.block_k, ")"));
   }
   if (tile.warp_split_k != 1) {
+    const bool warpgroup_slices = device::wgmma_warpgroup_slices(
+        tile.block_m, tile.block_n, tile.warp_split_k);
     if (tile.mma != GemmMma::kWgmma ||
-        (tile.block_m != 8 && tile.block_m != 16) || tile.warps_m != 1 ||
+        (tile.block_m != 8 && tile.block_m != 16 && !warpgroup_slices) ||
+        tile.warps_m != 1 ||
         (tile.warps_n != 4 && tile.warps_n != 8 && tile.warps_n != 16) ||
         (tile.warp_split_k != 2 && tile.warp_split_k != 4 &&
          tile.warp_split_k != 8) ||
@@ -296,8 +299,8 @@ absl::Status ValidateGemmTile(const GemmTileConfig& tile, int64_t n,
         (tile.block_k / kGemmUnitK) % tile.warp_split_k != 0 ||
         tile.bulk_weights) {
       return Invalid(absl::StrCat(
-          "ksplit=S is an 8- or 16-token wgmma tile option: S of 2, 4 or 8 "
-          "warps per "
+          "ksplit=S is an 8- or 16-token wgmma tile option (32 with BN = "
+          "64: slices of whole warpgroups): S of 2, 4 or 8 warps per "
           "16-row n-unit (BN = 16 * warps / S), whole 64-column units per "
           "slice, cp.async weights (tile ",
           tile.block_m, "x", tile.block_n, "x", tile.block_k, ", warps ",
@@ -307,6 +310,13 @@ absl::Status ValidateGemmTile(const GemmTileConfig& tile, int64_t n,
     if (tile.stages < 3 || tile.stages > 12) {
       return Invalid(absl::StrCat("wgmma tiles take 3..12 stages (got ",
                                   tile.stages, ")"));
+    }
+    if (warpgroup_slices && tile.stages < 4) {
+      // Their wgmmas may read tile t - 1's slot past the tile's barrier.
+      return Invalid(absl::StrCat(
+          "ksplit=S slices of whole warpgroups (BN = 64 at 16 or 32 tokens) "
+          "take 4..12 stages (got ",
+          tile.stages, ")"));
     }
   } else if (tile.mma == GemmMma::kWgmma) {
     const int warpgroups = tile.warps_n / 4;

@@ -15,9 +15,17 @@
 
 namespace hummingd {
 
-// The k-split tile for `tokens` (8 or 16) of the layer, unsplit, or
+// The k-split tile for `tokens` (8, 16 or 32) of the layer, unsplit, or
 // nullopt where no measured rule takes the spec and shape (or its ring
 // does not fit smem_limit). Only for clients of kLaunchAbiKSplitTiles.
+// k-split slices of whole warpgroups at 16 and 32 tokens (planner v57):
+// one 64-row block per SM over the whole of K, unsplit, or nullopt where
+// the rule does not take the spec and shape. KSplitWarpTile tries it first.
+std::optional<GemmTileConfig> WarpgroupSliceTile(int tokens,
+                                                 const QuantSpec& spec,
+                                                 const LayerShape& shape,
+                                                 int sm_count, int smem_limit);
+
 std::optional<GemmTileConfig> KSplitWarpTile(int tokens, const QuantSpec& spec,
                                              const LayerShape& shape,
                                              int sm_count, int smem_limit);

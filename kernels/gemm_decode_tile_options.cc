@@ -95,6 +95,12 @@ std::optional<int64_t> EarlyFirstTileFrom(const GemmTileConfig& tile,
       fewest >= 7 && most <= 8) {
     return m_min;
   }
+  // Warpgroup slices (planner v57, sweep dw: 8192 x 8192 0.98-0.99x at 16
+  // and 32 tokens against early=0, fp16 and bf16).
+  if (device::wgmma_warpgroup_slices(tile.block_m, tile.block_n,
+                                     tile.warp_split_k)) {
+    return m_min;
+  }
   // Only fp16 activations were measured with the v40 rules.
   if (spec.activation_type != DataType::kFp16) return std::nullopt;
   const bool three_stage_k_split_tile =

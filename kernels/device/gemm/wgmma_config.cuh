@@ -88,6 +88,17 @@ HUMMINGD_HD constexpr int wgmma_ring_lead(int stages, int warp_split_k) {
   return warp_split_k > 1 && stages == 3 ? 2 : stages - 2;
 }
 
+// Whether a k-split tile's slices are whole warpgroups on wgmma instead of
+// warps on mma.sync: 16 or 32 tokens, and four 16-row n-units (64 rows, the
+// A operand of one m64 wgmma) per slice. Its wgmmas may still read tile
+// t - 1's slot past the tile's barrier, so it takes four or more stages
+// (the ring's general lead, kStages - 2).
+HUMMINGD_HD constexpr bool wgmma_warpgroup_slices(int tokens, int block_n,
+                                                  int warp_split_k) {
+  return warp_split_k > 1 && (tokens == 16 || tokens == 32) &&
+         block_n == 4 * kGemmUnitRows;
+}
+
 // Whether a tile's scale chunks run long (wgmma_scale_chunk_tiles): on
 // slice-ring tiles (memory/wgmma_tiles.cuh, wgmma_slice_rings) a chunk's
 // start is the ring's only block barrier. Measured (decode-notes v102):
@@ -274,6 +285,11 @@ struct WgmmaConfig : GemmScaleTiling<Format_, kN_, kK_> {
       wgmma_stage_bytes(kTokens, Tile::kBlockN, Tile::kBlockK, kBits);
   // Scale / zero-point chunks (wgmma_scale_chunk_tiles): one buffer is the
   // kBlockN rows' scale windows, then their zero-point windows.
+  // k-split slices of whole warpgroups (wgmma_warpgroup_slices).
+  static constexpr bool kWarpgroupSlices =
+      wgmma_warpgroup_slices(kTokens, Tile::kBlockN, kWarpSplitK);
+  static_assert(!kWarpgroupSlices || Tile::kStages >= 4,
+                "warpgroup slices keep the general ring lead (4+ stages)");
   static constexpr int kAhead = wgmma_ring_lead(Tile::kStages, kWarpSplitK);
   // Prologue tiles whose weights go before the grid-dependency wait.
   static_assert(Tile::kEarlyTiles >= 0 && Tile::kEarlyTiles < kAhead,
@@ -329,7 +345,7 @@ struct WgmmaConfig : GemmScaleTiling<Format_, kN_, kK_> {
                 "BN is a whole number of 64-row blocks per warpgroup");
   static_assert(
       kWarpSplitK == 1 ||
-          ((kTokens == 8 || kTokens == 16) &&
+          ((kTokens == 8 || kTokens == 16 || kWarpgroupSlices) &&
            kRowUnits * kWarpSplitK == kWarps &&
            kUnitsKPerTile % kWarpSplitK == 0 && !Tile::kBulkWeights),
       "k-split warps: 8 or 16 tokens (mma.sync), one n-unit per warp and "

@@ -89,7 +89,10 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
   constexpr int kT = Config::kTokens;
   extern __shared__ __align__(16) u8 s_dynamic[];
   const int lane = static_cast<int>(thread & 31u);
-  const int warp = static_cast<int>(thread >> 5);
+  // Warpgroup slices build their wgmma descriptors from the warp's k-slice.
+  const int warp = Config::kWarpgroupSlices
+                       ? warp_uniform(static_cast<int>(thread >> 5))
+                       : static_cast<int>(thread >> 5);
   const i64 m = args.m;
   const i64 m0 = static_cast<i64>(block_m) * kT;
   const i64 n0 = static_cast<i64>(block_n) * Tile::kBlockN;

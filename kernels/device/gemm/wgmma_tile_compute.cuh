@@ -344,14 +344,25 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
   // else one per k16 step.
   constexpr int kEntriesPerUnit =
       Plan::kDeferred || Config::kScaleTileK >= 64 ? 1 : 4;
-  const u64 desc_stage = wgmma_descriptor_k_major_sw128(s_stage);
+  // The descriptor of the warp's k-slice of the stage (its first 64-column
+  // activation panel; the stage itself without k-split warps): the slice's
+  // offset is added once per tile, so that each step adds a constant.
+  const u64 desc_slice =
+      wgmma_descriptor_k_major_sw128(s_stage) +
+      static_cast<u64>(
+          static_cast<u32>(Config::warp_k_slice(warp)) *
+          static_cast<u32>(Config::kUnitsKPerWarp * Config::kTokens *
+                           kWgmmaSwizzleRowBytes / 16));
   // 8 tokens: warp-level mma.sync m16n8k16 in place of m64n8k16, which
   // costs as much tensor time as m64n16k16 (half the weight per unit of it;
   // bench/results/mma-sync-probe-2026-11-30.txt; A/B q in decode-notes v41:
   // 0.970-1.004x). B fragments by ldmatrix from the same swizzled tile
   // (wgmma_ldsm_lane_offset).
   // With k-split warps at 16 tokens too (two n8 tiles per step).
-  constexpr bool kSyncMma = Config::kTokens == 8 || Config::kWarpSplitK > 1;
+  // Not where a k-slice is a whole warpgroup (Config::kWarpgroupSlices):
+  // its four warps' n-units are one m64 wgmma's A operand.
+  constexpr bool kSyncMma = Config::kTokens == 8 || (Config::kWarpSplitK > 1 &&
+                                                     !Config::kWarpgroupSlices);
   constexpr int kBTiles = kSyncMma ? Config::kTokens / 8 : 1;
   // Groups of wgmmas (one per row block of a step) a warpgroup leaves in
   // flight while it decodes the next step's A registers: two from 64
@@ -528,10 +539,10 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
         // never carries out of it.
         wgmma_steps<Config, kStepsPerGroup>(
             acc, r_a,
-            desc_stage +
-                static_cast<u64>(
-                    (ku * Config::kTokens * kWgmmaSwizzleRowBytes + s0 * 32) >>
-                    4),
+            desc_slice + static_cast<u64>(
+                             (ku_w * Config::kTokens * kWgmmaSwizzleRowBytes +
+                              s0 * 32) >>
+                             4),
             starts_fold);
       }
     }

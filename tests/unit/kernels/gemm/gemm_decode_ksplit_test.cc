@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "gemm/wgmma_config.cuh"
 #include "gtest/gtest.h"
 #include "kernels/codegen.h"
 #include "kernels/gemm_config.h"
@@ -124,9 +125,12 @@ TEST(GemmDecodeKSplitTest, KSplitWarpsFillTheMachineUnsplit) {
       // 176 32-row blocks: exactly 2/3 of the wave.
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 5632, 4096,
        "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4", ""},
-      // 4-bit 32-row blocks up to K = 8192 (v20).
+      // 4-bit 32-row blocks up to K = 8192 (v20); at 16 tokens warpgroup
+      // k-slices (v57).
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 8192, 8192,
-       "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4,early=1", ""},
+       "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4,early=1",
+       "tile=16x64x512,warps=1x16,stages=4,mma=wgmma,ksplit=4,blocks=1,"
+       "early=1"},
       {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16", 8192, 5120,
        "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4", ""},
       // 8-bit weights, fp16 activations, past K = 4096 (v21).
@@ -234,10 +238,14 @@ TEST(GemmDecodeKSplitTest, KSplitWarpsFillTheMachineUnsplit) {
               : absl::StrCat(", ", tile->warp_split_k, ", ", per_sm, ">;");
       EXPECT_NE(stub->source.find(tail), std::string::npos) << stub->source;
     }
-    // 32 tokens and up keep their tiles.
+    // 32 tokens and up keep their tiles, but for warpgroup k-slices at 32
+    // (planner v57; WarpgroupSlicesTakeOneWaveOfSixtyFourRowBlocks).
     for (int i = 2; i < 4; ++i) {
       const PlanEntry entry = DecodeRangeEntry(*plan, i);
-      EXPECT_EQ(entry.config.text.find("ksplit"), std::string::npos)
+      const bool slices =
+          i == 2 && c.n == 8192 && c.k == 8192 &&
+          std::string(c.spec).find("uint4,group=128,") != std::string::npos;
+      EXPECT_EQ(entry.config.text.find("ksplit") != std::string::npos, slices)
           << entry.config.text;
     }
   }
@@ -273,10 +281,8 @@ TEST(GemmDecodeKSplitTest, KSplitWarpsFillTheMachineUnsplit) {
        ""},
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 4096, 8192, "",
        ""},
-      // Past K = 8192 (4-bit), 4096 (8-bit with bf16 activations), 16384
-      // (8-bit, two per SM) and 8192 (8-bit, four per SM).
-      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 8192, 9216, "",
-       ""},
+      // Past K = 4096 (8-bit with bf16 activations), 16384 (8-bit, two per
+      // SM) and 8192 (8-bit, four per SM); 4-bit past K = 8192 below.
       {"weight=uint8,group=128,scale=bf16,act=bf16,out=bf16", 4096, 14336, "",
        ""},
       {"weight=uint8,group=128,scale=bf16,act=bf16,out=bf16", 8192, 8192, "",
@@ -328,6 +334,117 @@ TEST(GemmDecodeKSplitTest, KSplitWarpsFillTheMachineUnsplit) {
   ASSERT_TRUE(small_smem.ok()) << small_smem.status();
   EXPECT_EQ((*small_smem)[0].config.text.find("ksplit"), std::string::npos)
       << (*small_smem)[0].config.text;
+}
+
+// Planner v57 (sweeps dv-dx): 4-bit weights in groups of 128 at 16 and 32
+// tokens take one 64-row block per SM whose four warpgroups split each
+// k-tile (16x64x512 / 32x64x512 s4 ksplit=4, 512 threads), unsplit, where
+// N / 64 fills 15/16 to all of the SMs in one wave, from K = 8192 to 14336
+// (16 tokens) or 28672 (32), groups of 128 or 64. Each bound is checked on
+// both sides.
+TEST(GemmDecodeKSplitTest, WarpgroupSlicesTakeOneWaveOfSixtyFourRowBlocks) {
+  const char* kFp16 = "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16";
+  const char* kBf16 = "weight=uint4,group=128,scale=bf16,act=bf16,out=bf16";
+  struct Case {
+    const char* spec;
+    int64_t n, k;
+    bool at_16, at_32;
+  };
+  const Case cases[] = {
+      {kFp16, 8192, 8192, true, true},
+      {kBf16, 8192, 8192, true, true},
+      // 16 tokens up to K = 14336 (8192 x 28672 lost there), 32 up to
+      // K = 28672.
+      {kFp16, 8192, 14336, true, true},
+      {kBf16, 8192, 14336, true, true},
+      {kFp16, 8192, 14848, false, true},
+      {kFp16, 8192, 28672, false, true},
+      {kBf16, 8192, 28672, false, true},
+      {kFp16, 8192, 29184, false, false},
+      {kFp16, 8192, 7680, false, false},
+      {kFp16, 8192, 4096, false, false},
+      // 124 blocks fill 15/16 of 132 SMs (123.75), 123 do not; 132 is a
+      // wave, 133 more.
+      {kFp16, 7936, 8192, true, true},
+      {kFp16, 7872, 8192, false, false},
+      {kFp16, 8448, 8192, true, true},
+      {kFp16, 8512, 8192, false, false},
+      // Only the specs measured: groups of 128 and 64.
+      {"weight=uint4,group=64,scale=fp16,act=fp16,out=fp16", 8192, 8192, true,
+       true},
+      {"weight=uint4,group=32,scale=fp16,act=fp16,out=fp16", 8192, 8192, false,
+       false},
+      {"weight=uint4,group=channel,scale=fp16,act=fp16,out=fp16", 8192, 8192,
+       false, false},
+      {"weight=uint4,group=128,scale=fp16,zero=int,act=fp16,out=fp16", 8192,
+       8192, false, false},
+      {"weight=uint3,group=128,scale=fp16,act=fp16,out=fp16", 8192, 8192, false,
+       false},
+      {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16", 8192, 8192, false,
+       false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(::testing::Message()
+                 << c.spec << " N=" << c.n << " K=" << c.k);
+    const KernelRequest request = H200GemmRequest(c.spec, c.n, c.k);
+    absl::StatusOr<Plan> plan = PlanKernels(request);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    for (const int range : {1, 2}) {
+      const bool expected = range == 1 ? c.at_16 : c.at_32;
+      const PlanEntry entry = DecodeRangeEntry(*plan, range);
+      const int tokens = range == 1 ? 16 : 32;
+      const std::string slices =
+          absl::StrCat("tile=", tokens,
+                       "x64x512,warps=1x16,stages=4,mma=wgmma,ksplit=4,"
+                       "blocks=1,early=1");
+      EXPECT_EQ(entry.config.text == slices, expected)
+          << range << ": " << entry.config.text;
+      if (!expected) continue;
+      EXPECT_EQ(entry.launch.grid_y, c.n / 64);
+      EXPECT_EQ(entry.launch.grid_z, 1);
+      EXPECT_EQ(entry.launch.block_x, 512);
+      EXPECT_EQ(entry.launch.workspace_bytes_per_m_block, 0);
+      absl::StatusOr<GemmTileConfig> tile =
+          ParseGemmTileText(entry.config.text);
+      ASSERT_TRUE(tile.ok()) << tile.status();
+      EXPECT_TRUE(device::wgmma_warpgroup_slices(tile->block_m, tile->block_n,
+                                                 tile->warp_split_k));
+      // One block per SM: the ring and chunks fit one, not two.
+      EXPECT_EQ(WgmmaBlocksPerSm(*tile), 1);
+      EXPECT_LE(entry.launch.dynamic_shared_memory + 1024, 228 * 1024);
+      EXPECT_GT(2 * (entry.launch.dynamic_shared_memory + 1024), 228 * 1024);
+      absl::StatusOr<KernelSource> stub = GenerateStub(request, entry.config);
+      ASSERT_TRUE(stub.ok()) << stub.status();
+      EXPECT_NE(stub->source.find(absl::StrCat(
+                    "WgmmaTile<", tokens,
+                    ", 64, 512, 4, 4, false, false, false, 4, 1, 1>;")),
+                std::string::npos)
+          << stub->source;
+      EXPECT_NE(stub->source.find("__launch_bounds__(512, 1)"),
+                std::string::npos);
+    }
+  }
+  // A client that cannot load k-split tiles keeps the split tiles.
+  absl::StatusOr<Plan> old_client = PlanKernels(testing::GemmRequest(
+      kFp16, 8192, 8192, "sm_90a", 132, kLaunchAbiKSplitTiles - 1));
+  ASSERT_TRUE(old_client.ok()) << old_client.status();
+  for (const int range : {1, 2}) {
+    EXPECT_EQ(DecodeRangeEntry(*old_client, range).config.text.find("ksplit"),
+              std::string::npos);
+  }
+  // Warpgroup slices need four stages (their wgmmas may read the slot of
+  // the tile before past its barrier); the host's validation says so.
+  absl::StatusOr<GemmTileConfig> three = ParseGemmTileText(
+      "tile=16x64x512,warps=1x16,stages=3,mma=wgmma,ksplit=4,blocks=1");
+  ASSERT_TRUE(three.ok()) << three.status();
+  const absl::Status valid = ValidateGemmTile(*three, 8192, 8192);
+  EXPECT_FALSE(valid.ok());
+  EXPECT_NE(valid.message().find("4..12 stages"), std::string::npos)
+      << valid.message();
+  absl::StatusOr<GemmTileConfig> four = ParseGemmTileText(
+      "tile=32x64x512,warps=1x16,stages=4,mma=wgmma,ksplit=4,blocks=1");
+  ASSERT_TRUE(four.ok()) << four.status();
+  EXPECT_TRUE(ValidateGemmTile(*four, 8192, 8192).ok());
 }
 
 }  // namespace

@@ -174,15 +174,18 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
   };
   const Expected expected[] = {
       // 8 tokens: k-split warps over 32-row blocks (256, unsplit; planner
-      // v20).
+      // v20); 16 and 32: one 64-row block per SM whose four warpgroups
+      // split K (128, unsplit; v57).
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
        8192,
        8192,
        {"tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4,early=1",
-        "tile=16x128x256,warps=1x8,stages=4,mma=wgmma,early=1",
-        "tile=32x128x256,warps=1x8,stages=3,mma=wgmma",
+        "tile=16x64x512,warps=1x16,stages=4,mma=wgmma,ksplit=4,blocks=1,early="
+        "1",
+        "tile=32x64x512,warps=1x16,stages=4,mma=wgmma,ksplit=4,blocks=1,early="
+        "1",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
-       {1, 4, 4, 4}},
+       {1, 1, 1, 4}},
       // 8 tokens: k-split warps over 16-row blocks, three stages (256,
       // unsplit; planner v55, bf16 too since v56, below); 16 and 32 tokens:
       // 256-column k-tiles in 8
@@ -216,14 +219,17 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
         "tile=32x128x256,warps=1x8,stages=3,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
        {1, 1, 1, 1}},
+      // 32 tokens: warpgroup k-slices up to K = 28672 (v57); 16 tokens
+      // keep four splits past K = 8192 (sweep dv: 1.05x there).
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
        8192,
        28672,
        {"tile=8x128x256,warps=1x8,stages=4,mma=wgmma",
         "tile=16x128x256,warps=1x8,stages=4,mma=wgmma",
-        "tile=32x128x256,warps=1x8,stages=3,mma=wgmma",
+        "tile=32x64x512,warps=1x16,stages=4,mma=wgmma,ksplit=4,blocks=1,early="
+        "1",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
-       {4, 4, 4, 4}},
+       {4, 4, 1, 4}},
       // bf16 on splits of 28-32 k-tiles takes fp16's tiles and splits: at
       // 16 tokens since planner v53 (sweep dk: 36.9-37.1 against 38.9-39.1
       // µs for the 256-row k-major tile), at 8 and 32 since v54 (sweep dl:
@@ -241,9 +247,10 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
        28672,
        {"tile=8x128x256,warps=1x8,stages=4,mma=wgmma",
         "tile=16x128x256,warps=1x8,stages=4,mma=wgmma",
-        "tile=32x128x256,warps=1x8,stages=3,mma=wgmma",
+        "tile=32x64x512,warps=1x16,stages=4,mma=wgmma,ksplit=4,blocks=1,early="
+        "1",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
-       {4, 4, 4, 4}},
+       {4, 4, 1, 4}},
       // 8 tokens: k-split warps over 16-row blocks (256, unsplit; v19); 16:
       // 256-column k-tiles, two per split (256 blocks, two per SM); 32 and
       // 64: 64-row blocks in 4 splits of 8 k-tiles (256 blocks; v44).
@@ -309,18 +316,19 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
         "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=64x128x64,warps=1x8,stages=6,mma=wgmma,scales=pre"},
        {1, 4, 4, 4}},
-      // bf16 on splits of <= 8 k-tiles: 256-column k-tiles at 16 and 32
-      // tokens as for fp16 (and k-split warps at 8, with warp-run weight
-      // slots since v43).
+      // bf16 at 16 and 32 tokens: warpgroup k-slices as for fp16 (v57;
+      // and k-split warps at 8, with warp-run weight slots since v43).
       {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16",
        8192,
        8192,
        {"tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,copy=warprun,ksplit=4,"
         "early=1",
-        "tile=16x128x256,warps=1x8,stages=4,mma=wgmma,early=1",
-        "tile=32x128x256,warps=1x8,stages=3,mma=wgmma",
+        "tile=16x64x512,warps=1x16,stages=4,mma=wgmma,ksplit=4,blocks=1,early="
+        "1",
+        "tile=32x64x512,warps=1x16,stages=4,mma=wgmma,ksplit=4,blocks=1,early="
+        "1",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
-       {1, 4, 4, 4}},
+       {1, 1, 1, 4}},
       // bf16 past K = 8192 on 16-row k-split blocks since planner v56.
       {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16",
        4096,
@@ -421,6 +429,20 @@ TEST(GemmDecodePlanTest, GroupsOf32And64TakeTheGroup128Rules) {
           } else if (keeps_k_major && i == 2) {
             EXPECT_EQ(f.config.text,
                       "tile=32x128x128,warps=1x8,stages=4,mma=wgmma");
+          } else if (c.config.text.find("x64x512,warps=1x16,stages=4,mma=wgmma,"
+                                        "ksplit=4,blocks=1") !=
+                     std::string::npos) {
+            // Warpgroup k-slices (planner v57) were measured with groups of
+            // 128 and 64: groups of 64 take them too, groups of 32 keep the
+            // 128-row tiles in 4 splits.
+            if (group == 64) {
+              EXPECT_EQ(f.config.text, c.config.text);
+              EXPECT_EQ(f.launch.grid_z, 1);
+            } else {
+              EXPECT_EQ(f.config.text.find("ksplit"), std::string::npos)
+                  << f.config.text;
+              EXPECT_EQ(f.launch.grid_z, 4);
+            }
           } else if (c.config.text.find(",copy=bulk") != std::string::npos) {
             // Bulk weight copies were measured with groups of 128 only
             // (BulkWeightsWin): the same tile and split with cp.async.

@@ -53,7 +53,7 @@ TEST(GemmDecodePlanTest, FourBlocksPerSmTilesFitFourAndTheStubSaysSo) {
   // A bench override's blocks=N reaches the stub's launch bounds (the
   // 32-token tile's rule says two).
   {
-    const KernelRequest request = DecodeRequest(kW4, 8192, 8192);
+    const KernelRequest request = DecodeRequest(kW4, 28672, 8192);
     absl::StatusOr<Plan> plan = PlanKernels(request);
     ASSERT_TRUE(plan.ok()) << plan.status();
     KernelConfig config = DecodeRangeEntry(*plan, 2).config;  // 32 tokens

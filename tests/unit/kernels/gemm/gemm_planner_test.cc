@@ -107,12 +107,14 @@ TEST(GemmPlannerTest, SmallMSplitsKToFillTheMachine) {
   ASSERT_TRUE(plan.ok()) << plan.status();
   const PlanEntry& small = plan->entries.front();
   // At least 90% of the SMs get a block: at 8 tokens by k-split warps over
-  // 256 32-row blocks (planner v20), at 16 by split-K.
+  // 256 32-row blocks (planner v20), at 16 by one 64-row block per SM whose
+  // warpgroups split K (128 blocks, unsplit: planner v57).
   EXPECT_GE(small.launch.grid_y * small.launch.grid_z, 0.9 * 132);
   const PlanEntry& sixteen = plan->entries[1];
   EXPECT_EQ(sixteen.m_max, 16);
   EXPECT_GE(sixteen.launch.grid_y * sixteen.launch.grid_z, 0.9 * 132);
-  EXPECT_GT(sixteen.launch.grid_z, 1);
+  EXPECT_EQ(sixteen.launch.grid_y, 128);
+  EXPECT_EQ(sixteen.launch.grid_z, 1);
   EXPECT_EQ(plan->entries.back().launch.grid_z, 1);
   // The SM count is keyed because it changes the plan.
   request.gpu.sm_count = 16;
