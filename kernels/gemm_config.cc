@@ -286,7 +286,6 @@ absl::Status ValidateGemmTile(const GemmTileConfig& tile, int64_t n,
         tile.block_k, ")"));
   }
   if (tile.warp_split_k != 1) {
-    // Slices of whole warpgroups also take 32 tokens.
     const bool warpgroup_slices = device::wgmma_warpgroup_slices(
         tile.block_m, tile.block_n, tile.warp_split_k);
     if (tile.mma != GemmMma::kWgmma ||
@@ -311,6 +310,13 @@ absl::Status ValidateGemmTile(const GemmTileConfig& tile, int64_t n,
     if (tile.stages < 3 || tile.stages > 12) {
       return Invalid(absl::StrCat("wgmma tiles take 3..12 stages (got ",
                                   tile.stages, ")"));
+    }
+    if (warpgroup_slices && tile.stages < 4) {
+      // Their wgmmas may read tile t - 1's slot past the tile's barrier.
+      return Invalid(absl::StrCat(
+          "ksplit=S slices of whole warpgroups (BN = 64 at 16 or 32 tokens) "
+          "take 4..12 stages (got ",
+          tile.stages, ")"));
     }
   } else if (tile.mma == GemmMma::kWgmma) {
     const int warpgroups = tile.warps_n / 4;

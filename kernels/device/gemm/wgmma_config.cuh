@@ -91,10 +91,8 @@ HUMMINGD_HD constexpr int wgmma_ring_lead(int stages, int warp_split_k) {
 // Whether a k-split tile's slices are whole warpgroups on wgmma instead of
 // warps on mma.sync: 16 or 32 tokens, and four 16-row n-units (64 rows, the
 // A operand of one m64 wgmma) per slice. Its wgmmas may still read tile
-// t - 1's slot past the tile's barrier: from four stages the ring's general
-// lead (kStages - 2) leaves that slot alone; at three (two ahead, as the
-// mma.sync k-split tiles) each warp drains its wgmmas before the barrier
-// (gemm/wgmma_gemm.cuh).
+// t - 1's slot past the tile's barrier, so it takes four or more stages
+// (the ring's general lead, kStages - 2).
 HUMMINGD_HD constexpr bool wgmma_warpgroup_slices(int tokens, int block_n,
                                                   int warp_split_k) {
   return warp_split_k > 1 && (tokens == 16 || tokens == 32) &&
@@ -290,6 +288,8 @@ struct WgmmaConfig : GemmScaleTiling<Format_, kN_, kK_> {
   // k-split slices of whole warpgroups (wgmma_warpgroup_slices).
   static constexpr bool kWarpgroupSlices =
       wgmma_warpgroup_slices(kTokens, Tile::kBlockN, kWarpSplitK);
+  static_assert(!kWarpgroupSlices || Tile::kStages >= 4,
+                "warpgroup slices keep the general ring lead (4+ stages)");
   static constexpr int kAhead = wgmma_ring_lead(Tile::kStages, kWarpSplitK);
   // Prologue tiles whose weights go before the grid-dependency wait.
   static_assert(Tile::kEarlyTiles >= 0 && Tile::kEarlyTiles < kAhead,

@@ -195,12 +195,6 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
   // t + kAhead's copy into ring slot copy_slot.
   auto begin_tile = [&](int slot, int copy_slot, int t) {
     async_copy_wait<kAhead - 1>();
-    // Three-stage warpgroup slices refill tile t - 1's slot after this
-    // barrier: its wgmmas retire first (the tile's first fold would wait
-    // for them anyway).
-    if constexpr (Config::kWarpgroupSlices && Tile::kStages == 3) {
-      wgmma_wait<0>();
-    }
     if constexpr (Tile::kBulkWeights) {
       mbarrier_wait_parity(barrier_at(slot),
                            static_cast<u32>(t / Tile::kStages) & 1u);

@@ -432,6 +432,15 @@ TEST(GemmDecodeKSplitTest, WarpgroupSlicesTakeOneWaveOfSixtyFourRowBlocks) {
     EXPECT_EQ(DecodeRangeEntry(*old_client, range).config.text.find("ksplit"),
               std::string::npos);
   }
+  // Warpgroup slices need four stages (their wgmmas may read the slot of
+  // the tile before past its barrier); the host's validation says so.
+  absl::StatusOr<GemmTileConfig> three = ParseGemmTileText(
+      "tile=16x64x512,warps=1x16,stages=3,mma=wgmma,ksplit=4,blocks=1");
+  ASSERT_TRUE(three.ok()) << three.status();
+  const absl::Status valid = ValidateGemmTile(*three, 8192, 8192);
+  EXPECT_FALSE(valid.ok());
+  EXPECT_NE(valid.message().find("4..12 stages"), std::string::npos)
+      << valid.message();
   absl::StatusOr<GemmTileConfig> four = ParseGemmTileText(
       "tile=32x64x512,warps=1x16,stages=4,mma=wgmma,ksplit=4,blocks=1");
   ASSERT_TRUE(four.ok()) << four.status();
