@@ -299,10 +299,10 @@ absl::Status ValidateGemmTile(const GemmTileConfig& tile, int64_t n,
         (tile.block_k / kGemmUnitK) % tile.warp_split_k != 0 ||
         tile.bulk_weights) {
       return Invalid(absl::StrCat(
-          "ksplit=S is an 8- or 16-token wgmma tile option (32 with BN = "
-          "64: slices of whole warpgroups): S of 2, 4 or 8 warps per "
-          "16-row n-unit (BN = 16 * warps / S), whole 64-column units per "
-          "slice, cp.async weights (tile ",
+          "ksplit=S is an 8- or 16-token wgmma tile option (BN = 64 at 16 "
+          "or 32 tokens: slices of whole warpgroups on wgmma, S = warps / "
+          "4): S of 2, 4 or 8 warps per 16-row n-unit (BN = 16 * warps / "
+          "S), whole 64-column units per slice, cp.async weights (tile ",
           tile.block_m, "x", tile.block_n, "x", tile.block_k, ", warps ",
           tile.warps_m, "x", tile.warps_n, ", ksplit=", tile.warp_split_k,
           ")"));

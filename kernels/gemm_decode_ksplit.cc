@@ -145,29 +145,35 @@ std::optional<GemmTileConfig> KSplitCandidate(int tokens, int warps,
   return tile;
 }
 
-}  // namespace
-
+// The k-split slices of whole warpgroups at 16 and 32 tokens, unsplit, or
+// nullopt where planner v57's rule does not take the spec and shape (or the
+// ring does not fit smem_limit). KSplitWarpTile tries it first.
 std::optional<GemmTileConfig> WarpgroupSliceTile(int tokens,
                                                  const QuantSpec& spec,
                                                  const LayerShape& shape,
                                                  int sm_count, int smem_limit) {
-  // Planner v57 (sweeps dv-dx, decode-notes v104): 4-bit weights at 16 and
+  // Planner v57 (sweeps dv-dz, decode-notes v104): 4-bit weights at 16 and
   // 32 tokens in one 64-row block per SM over the whole of K, its four
   // warpgroups a k-slice each (wgmma; the slices summed in shared memory),
   // where N / 64 fills at least 15/16 of the SMs in one wave: no split-K
   // tail. Against the v56 plans (16x128x256 / 32x128x256 in 4 splits),
-  // 16x64x512 / 32x64x512 s4 ksplit=4 early=1: 8192 x 8192 M = 9-16 fp16
-  // 10.72-10.80 us against 11.78-11.95, bf16 11.41-11.55 against
-  // 12.21-12.44, M = 17-32 fp16 13.50-13.62 against 14.79-15.45, bf16
-  // 14.07-14.44 against 15.26-15.83; groups of 64 0.92-0.93x; 8192 x 14336
-  // M = 16 0.975-0.98x, M = 32 0.955-0.96x; 8192 x 28672 M = 32
-  // 0.977-0.996x, but M = 16 1.05x (34.47 against 32.89: four splits'
-  // tails weigh less on long K). Five and six stages ran slower (8192 x
-  // 8192 M = 16 11.45-11.94), as did 256-column k-tiles (14.1-15.0) and two
-  // slices of eight warps (11.9). Only the specs measured
+  // 16x64x512 / 32x64x512 s4 ksplit=4 early=1 in the same runs: 8192 x
+  // 8192 M = 9-16 fp16 10.69-10.80 us against 11.78-11.95, bf16
+  // 11.41-11.55 against 12.21-12.44; M = 17-32 fp16 13.46-13.63 against
+  // 14.79-15.45, bf16 14.07-14.44 against 15.26-15.83; groups of 64
+  // 0.91-0.93x (fp16 and bf16); 7936 x 8192 (124 blocks) 0.87-0.90x;
+  // 8192 x 14336 M = 16 fp16 0.976-0.988x, bf16 0.972-0.976x, M = 32
+  // 0.955-0.96x; 8192 x 28672 M = 32 0.990-0.996x (a tie, kept), M = 16
+  // 1.03x (fp16; bf16 1.003-1.01x: four splits' tails weigh less on 56
+  // k-tiles). Five and six stages ran slower (8192 x 8192 M = 16
+  // 11.45-11.94), as did 256-column k-tiles (14.1-15.0), three stages
+  // (1.04-1.08x, sweep dy) and two slices of four warps (`warps=1x8
+  // ksplit=2`, 11.87-11.91). Only the specs measured
   // (IsMeasuredFourBitGroupSpec in groups of 128 or 64: groups of 32 fold
-  // every two steps, unmeasured here; fp16 and bf16 activations), K from
-  // 8192 to 14336 (16 tokens) or 28672 (32 tokens).
+  // every two steps, unmeasured here; mixed scale and activation types
+  // pass unmeasured), fp16 / bf16 activations (the only 16-bit ones; kept
+  // explicit for the 8-bit activations KERNELS.md plans), K from 8192 to
+  // 14336 (16 tokens) or 28672 (32 tokens).
   const int64_t blocks = shape.n / 64;
   const int64_t k_limit = tokens == 16 ? 14336 : 28672;
   const bool measured_groups =
@@ -187,6 +193,8 @@ std::optional<GemmTileConfig> WarpgroupSliceTile(int tokens,
                          shape);
 }
 
+}  // namespace
+
 std::optional<GemmTileConfig> KSplitWarpTile(int tokens, const QuantSpec& spec,
                                              const LayerShape& shape,
                                              int sm_count, int smem_limit) {
@@ -195,7 +203,6 @@ std::optional<GemmTileConfig> KSplitWarpTile(int tokens, const QuantSpec& spec,
             WarpgroupSliceTile(tokens, spec, shape, sm_count, smem_limit)) {
       return slices;
     }
-    if (tokens == 32) return std::nullopt;
   }
   const bool eight_bit = spec.weight.bits == 8;
   const bool at_16_tokens = tokens == 16;

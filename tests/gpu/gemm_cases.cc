@@ -181,11 +181,13 @@ const std::vector<GemmCase>& CoveringCases() {
 // takes four-per-SM k-split warps); with bf16 activations (splits that long
 // are bf16's limit) two 64-row blocks per warpgroup (BN 256) at 8 tokens, with
 // k-major scales (groups wider than a k-tile); 4-bit 8192 x 8192 with groups
-// of 64 BN 256 at 8 and 16 tokens (splits of >= 8 k-tiles), k-major with
-// groups narrower than a k-tile; 8-bit channel-wise 8192 x 8192 (bf16) BN 256
-// at 8 tokens, whose k-major scales are the checkpoint tensor itself; 4-bit
-// 1024 x 4096 with integer zero points at 8 (8 splits of 64 blocks), and
-// 5120 x 4096 three per SM at 8 (320 blocks); 4-bit
+// of 64 BN 256 at 8 tokens (splits of >= 8 k-tiles), k-major with groups
+// narrower than a k-tile (at 16 and 32 tokens warpgroup slices since planner
+// v57, as for groups of 128 in fp16 and bf16; 4-bit 8192 x 14336 runs them
+// over K > 8192, where their scale chunks are refilled); 8-bit channel-wise
+// 8192 x 8192 (bf16) BN 256 at 8 tokens, whose k-major scales are the
+// checkpoint tensor itself; 4-bit 1024 x 4096 with integer zero points at 8 (8
+// splits of 64 blocks), and 5120 x 4096 three per SM at 8 (320 blocks); 4-bit
 // 4096 x 4096 (fp16) and 6144 x 4096 (bf16), uint8 4096 x 4096 and e4m3
 // 6144 x 4096 run k-split warps at 8 tokens (16- and 32-row blocks, unsplit;
 // planner v19), 4-bit 8192 x 8192 too (32-row blocks on K = 8192, v20), and
@@ -265,6 +267,7 @@ std::vector<GemmCase> DecodeCases() {
       {"weight=uint8,group=128,scale=fp16", 4096, 2048, kDecode},
       {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16", 8192, 8192,
        kDecode},
+      {"weight=uint4,group=128,scale=fp16", 8192, 14336, kDecode},
   };
   cases.insert(cases.end(), std::begin(kRealLayers), std::end(kRealLayers));
   return cases;

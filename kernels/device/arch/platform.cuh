@@ -58,7 +58,8 @@ HUMMINGD_DEVICE u32 opaque_register(u32 value) {
 }
 
 // A value every lane of the warp holds, made known to the compiler as
-// warp-uniform (lane 0's, broadcast): derived from the thread index it
+// warp-uniform (lane 0's, broadcast; every lane of the warp must call it,
+// converged): derived from the thread index it
 // would otherwise stay in per-lane registers, and every wgmma descriptor
 // built from it would move to uniform registers (R2UR) at each use.
 HUMMINGD_DEVICE int warp_uniform(int value) {

@@ -187,11 +187,15 @@ HUMMINGD_HD constexpr int wgmma_scale_entries(long long scale_tile_k,
 // checkpoint's [row][column] tensor (one contiguous run of kBlockN
 // elements per column and block), so a chunk is kChunkCols such runs
 // instead of one window per row (memory/wgmma_tiles.cuh).
-// kWarpSplitK_ > 1 (8 or 16 tokens, on mma.sync): the block's warps split
-// each k-tile that many ways instead of owning 16 rows each, so one block
-// holds kBlockN = 16 * warps / kWarpSplitK_ rows over the whole of its
-// K range and the slices meet in shared memory at the end: a layer needs
-// no split-K to fill the machine (bench/decode-notes.md v46).
+// kWarpSplitK_ > 1: the block's warps split each k-tile that many ways
+// instead of owning 16 rows each, so one block holds kBlockN = 16 * warps /
+// kWarpSplitK_ rows over the whole of its K range and the slices meet in
+// shared memory at the end: a layer needs no split-K to fill the machine
+// (bench/decode-notes.md v46). At 8 or 16 tokens each slice is one warp
+// per 16-row n-unit on mma.sync; with kBlockN = 64 at 16 or 32 tokens
+// (wgmma_warpgroup_slices, planner v57) each slice is a whole warpgroup on
+// wgmma, so the same tile text at 16 tokens with BN 64 names a wgmma kernel
+// since then (decode-notes v104).
 // kBlocksPerSm_: the blocks per SM the launch plans (the stub's launch
 // bounds cap the registers to fit them; kernels/gemm_config.cc,
 // WgmmaBlocksPerSm).
@@ -235,7 +239,8 @@ struct WgmmaConfig : GemmScaleTiling<Format_, kN_, kK_> {
   static constexpr int kWarps = 4 * Tile::kWarpgroups;
   static constexpr int kWarpSplitK = Tile::kWarpSplitK;
   // Each warp's 16 rows of a row block are one n-unit; with kWarpSplitK > 1
-  // every warp owns one n-unit's k-slice of the tile instead.
+  // every warp owns one n-unit's k-slice of the tile instead (a warpgroup's
+  // four warps one slice's four n-units with kWarpgroupSlices).
   static constexpr int kRowUnits = Tile::kBlockN / kGemmUnitRows;
   static constexpr int kRowBlocks = kWarpSplitK > 1
                                         ? 1
@@ -283,13 +288,14 @@ struct WgmmaConfig : GemmScaleTiling<Format_, kN_, kK_> {
   static constexpr int kOffsetW = kStageXBytes;
   static constexpr int kStageBytes =
       wgmma_stage_bytes(kTokens, Tile::kBlockN, Tile::kBlockK, kBits);
-  // Scale / zero-point chunks (wgmma_scale_chunk_tiles): one buffer is the
-  // kBlockN rows' scale windows, then their zero-point windows.
-  // k-split slices of whole warpgroups (wgmma_warpgroup_slices).
+  // k-split slices of whole warpgroups (wgmma_warpgroup_slices); the ring
+  // lead's three-stage exception is for mma.sync slices only.
   static constexpr bool kWarpgroupSlices =
       wgmma_warpgroup_slices(kTokens, Tile::kBlockN, kWarpSplitK);
   static_assert(!kWarpgroupSlices || Tile::kStages >= 4,
                 "warpgroup slices keep the general ring lead (4+ stages)");
+  // Scale / zero-point chunks (wgmma_scale_chunk_tiles): one buffer is the
+  // kBlockN rows' scale windows, then their zero-point windows.
   static constexpr int kAhead = wgmma_ring_lead(Tile::kStages, kWarpSplitK);
   // Prologue tiles whose weights go before the grid-dependency wait.
   static_assert(Tile::kEarlyTiles >= 0 && Tile::kEarlyTiles < kAhead,
@@ -348,8 +354,9 @@ struct WgmmaConfig : GemmScaleTiling<Format_, kN_, kK_> {
           ((kTokens == 8 || kTokens == 16 || kWarpgroupSlices) &&
            kRowUnits * kWarpSplitK == kWarps &&
            kUnitsKPerTile % kWarpSplitK == 0 && !Tile::kBulkWeights),
-      "k-split warps: 8 or 16 tokens (mma.sync), one n-unit per warp and "
-      "slice, whole k-units per slice, cp.async weights");
+      "k-split warps: 8 or 16 tokens (mma.sync), or 16 / 32 with BN 64 "
+      "(warpgroup slices on wgmma), one n-unit per warp and slice, whole "
+      "k-units per slice, cp.async weights");
   static_assert(kN % Tile::kBlockN == 0 && kK % Tile::kBlockK == 0,
                 "N and K must be multiples of the block tile");
   static_assert(Tile::kBlockK % kGemmUnitCols == 0, "BK is whole k-units");

@@ -13,9 +13,10 @@
 // ring, each chunk with its first tile's copy. Each warp decodes its own 16
 // weight rows straight into A registers (gemm/wgmma_tile_compute.cuh, which
 // also applies the scales). Split-K partials meet in the epilogue as in the
-// mma.sync skeleton. With k-split warps (Tile::kWarpSplitK > 1, 8 tokens)
-// each warp computes one n-unit's k-slice of every tile and the slices meet
-// in shared memory before the store; such tiles run unsplit.
+// mma.sync skeleton. With k-split warps (Tile::kWarpSplitK > 1: 8 / 16
+// tokens on mma.sync, or whole warpgroups on wgmma at 16 / 32 tokens with
+// BN 64) each warp computes one n-unit's k-slice of every tile and the
+// slices meet in shared memory before the store; such tiles run unsplit.
 
 #include "arch/async_copy.cuh"
 #include "arch/bulk_copy.cuh"
@@ -45,6 +46,10 @@ HUMMINGD_DEVICE bool sum_warp_k_slices(float (&r_sum)[Config::kAccumulators],
   constexpr int kQuads = Config::kAccumulators / 4;
   static_assert(Config::kRowBlocks == 1 && Config::kAccumulators % 4 == 0,
                 "whole m16n8 fragments of one n-unit per warp");
+  static_assert(
+      (Config::kWarpSplitK - 1) * Config::kRowUnits * 32 * kQuads * 16 <=
+          Config::Tile::kStages * Config::kStageBytes,
+      "the other slices' sums fit the ring");
   const int slice = Config::warp_k_slice(warp);
   const int unit = Config::warp_row_unit(warp, 0);
   // (slice - 1, unit, lane, quad) -> 16 bytes.

@@ -227,11 +227,11 @@ HUMMINGD_DEVICE void wgmma_steps(
 }
 
 // The same step on warp-level mma.sync m16n8k16 (8 tokens, and 16 with
-// k-split warps): each warp's 16 rows of a row block are m16n8k16's A
-// fragment, and its accumulators are m64nNk16's per warp (accumulators
-// 4j .. 4j + 3: n8 tile j's C fragment), so only the B operand moves (r_b:
-// ldmatrix'ed fragments of a step pair per n8 tile, half `pair_half` of them
-// for this step).
+// k-split warps that are not warpgroup slices): each warp's 16 rows of a row
+// block are m16n8k16's A fragment, and its accumulators are m64nNk16's per warp
+// (accumulators 4j .. 4j + 3: n8 tile j's C fragment), so only the B operand
+// moves (r_b: ldmatrix'ed fragments of a step pair per n8 tile, half
+// `pair_half` of them for this step).
 template <class Config>
 HUMMINGD_DEVICE void sync_mma_step(WgmmaAccumulators<Config>& acc,
                                    const u32 (&r_a)[Config::kRowBlocks][4],

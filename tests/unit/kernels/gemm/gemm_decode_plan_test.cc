@@ -220,7 +220,7 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
        {1, 1, 1, 1}},
       // 32 tokens: warpgroup k-slices up to K = 28672 (v57); 16 tokens
-      // keep four splits past K = 8192 (sweep dv: 1.05x there).
+      // keep four splits past K = 14336 (sweep dz: 1.003-1.03x there).
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
        8192,
        28672,
