@@ -198,11 +198,9 @@ std::optional<GemmTileConfig> WarpgroupSliceTile(int tokens,
 std::optional<GemmTileConfig> KSplitWarpTile(int tokens, const QuantSpec& spec,
                                              const LayerShape& shape,
                                              int sm_count, int smem_limit) {
-  if (tokens == 16 || tokens == 32) {
-    if (std::optional<GemmTileConfig> slices =
-            WarpgroupSliceTile(tokens, spec, shape, sm_count, smem_limit)) {
-      return slices;
-    }
+  if (std::optional<GemmTileConfig> slices =
+          WarpgroupSliceTile(tokens, spec, shape, sm_count, smem_limit)) {
+    return slices;
   }
   const bool eight_bit = spec.weight.bits == 8;
   const bool at_16_tokens = tokens == 16;

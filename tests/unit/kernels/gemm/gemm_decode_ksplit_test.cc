@@ -336,12 +336,11 @@ TEST(GemmDecodeKSplitTest, KSplitWarpsFillTheMachineUnsplit) {
       << (*small_smem)[0].config.text;
 }
 
-// Planner v57 (sweeps dv-dx): 4-bit weights in groups of 128 at 16 and 32
-// tokens take one 64-row block per SM whose four warpgroups split each
-// k-tile (16x64x512 / 32x64x512 s4 ksplit=4, 512 threads), unsplit, where
-// N / 64 fills 15/16 to all of the SMs in one wave, from K = 8192 to 14336
-// (16 tokens) or 28672 (32), groups of 128 or 64. Each bound is checked on
-// both sides.
+// Planner v57 (sweeps dv-dz): 4-bit weights at 16 and 32 tokens take one 64-row
+// block per SM whose four warpgroups split each k-tile (16x64x512 / 32x64x512
+// s4 ksplit=4, 512 threads), unsplit, where N / 64 fills 15/16 to all of the
+// SMs in one wave, from K = 8192 to 14336 (16 tokens) or 28672 (32), groups of
+// 128 or 64. Each bound is checked on both sides.
 TEST(GemmDecodeKSplitTest, WarpgroupSlicesTakeOneWaveOfSixtyFourRowBlocks) {
   const char* kFp16 = "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16";
   const char* kBf16 = "weight=uint4,group=128,scale=bf16,act=bf16,out=bf16";
@@ -353,8 +352,8 @@ TEST(GemmDecodeKSplitTest, WarpgroupSlicesTakeOneWaveOfSixtyFourRowBlocks) {
   const Case cases[] = {
       {kFp16, 8192, 8192, true, true},
       {kBf16, 8192, 8192, true, true},
-      // 16 tokens up to K = 14336 (8192 x 28672 lost there), 32 up to
-      // K = 28672.
+      // 16 tokens up to K = 14336 (8192 x 28672 lost there, sweep dz), 32
+      // up to K = 28672.
       {kFp16, 8192, 14336, true, true},
       {kBf16, 8192, 14336, true, true},
       {kFp16, 8192, 14848, false, true},
