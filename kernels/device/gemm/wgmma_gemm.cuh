@@ -101,7 +101,12 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
   const i64 m = args.m;
   const i64 m0 = static_cast<i64>(block_m) * kT;
   const i64 n0 = static_cast<i64>(block_n) * Tile::kBlockN;
-  const KTileRange range = split_k_range(Config::kKTiles, split, splits);
+  // k-split warp tiles run unsplit (a split launch traps below), so their
+  // tile count is a compile-time constant: no per-tile check for the end
+  // of K inside an unrolled pass.
+  const KTileRange range = Config::kWarpSplitK > 1
+                               ? KTileRange{0, Config::kKTiles}
+                               : split_k_range(Config::kKTiles, split, splits);
   const int tiles = range.end - range.begin;
   // wgmma's swizzle atoms must be 1024-byte aligned; the launch reserves
   // the slack (wgmma_shared_bytes). Kept in a register: rebuilt from
@@ -125,6 +130,22 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
   const u32 s_barriers = s_chunks + 2 * Config::kChunkBytes;
   // Ring slot `slot`'s stage and its mbarrier.
   auto stage_at = [&](int slot) { return s_base + slot * Config::kStageBytes; };
+  // A slot's wgmma descriptor. Where a pass is unrolled over the ring's
+  // slots (compile-time slots) it is the ring's plus the slot's offset in
+  // 16-byte units (the start address field holds addresses below 256 KB,
+  // so the sum never carries out of it): built once, not from each tile's
+  // stage address (five uniform instructions a tile; nvdisasm: 6-9 fewer
+  // per pass). With a runtime slot the 64-bit sum cost 1-4 more a tile than
+  // the stage address's own descriptor.
+  static_assert(Tile::kStages * Config::kStageBytes < (1 << 18) &&
+                    Config::kStageBytes % 16 == 0,
+                "the ring's descriptors differ in their start field only");
+  const u64 desc_ring = wgmma_descriptor_k_major_sw128(s_base);
+  auto desc_at = [&](int slot) {
+    return Config::kTilesPerPass > 1
+               ? desc_ring + static_cast<u64>(slot * (Config::kStageBytes >> 4))
+               : wgmma_descriptor_k_major_sw128(stage_at(slot));
+  };
   auto barrier_at = [&](int slot) { return s_barriers + slot * 8; };
   // Chunk c of the split (tiles c * kChunkTiles ..) lives in buffer c % 2.
   constexpr int kChunkTiles = Config::kChunkTiles;
@@ -259,8 +280,8 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
         chunk = wgmma_chunk_view<Config>(chunk_buffer(t / kChunkTiles),
                                          range.begin + t, n0, warp, lane);
       }
-      wgmma_compute_tile<Config>(acc, stage_at(slot), chunk, k_of_tile(t),
-                                 t > 0, warp, lane, lanes);
+      wgmma_compute_tile<Config>(acc, stage_at(slot), desc_at(slot), chunk,
+                                 k_of_tile(t), t > 0, warp, lane, lanes);
     }
   }
   wgmma_wait<0>();

@@ -323,14 +323,15 @@ HUMMINGD_DEVICE WgmmaLaneOffsets<Config> wgmma_lane_offsets(int warp,
 }
 
 // Computes warp's share of the k-tile at column k_tile0 (its k-slice with
-// k-split warps, else all of it) from the stage at s_stage, with the
-// scales of `chunk`. has_previous_tile: an earlier tile of this split ran
-// (its last period is folded at this tile's first step). lanes: the
-// thread's WgmmaLaneOffsets (wgmma_lane_offsets, once per kernel), read
-// only on slice-ring tiles; the others compute the same from warp and lane.
+// k-split warps, else all of it) from the stage at s_stage (whose wgmma
+// descriptor is desc_stage), with the scales of `chunk`. has_previous_tile: an
+// earlier tile of this split ran (its last period is folded at this tile's
+// first step). lanes: the thread's WgmmaLaneOffsets (wgmma_lane_offsets, once
+// per kernel), read only on slice-ring tiles; the others compute the same from
+// warp and lane.
 template <class Config>
 HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
-                                        u32 s_stage,
+                                        u32 s_stage, u64 desc_stage,
                                         const WgmmaChunk<Config>& chunk,
                                         int k_tile0, bool has_previous_tile,
                                         int warp, int lane,
@@ -348,7 +349,7 @@ HUMMINGD_DEVICE void wgmma_compute_tile(WgmmaAccumulators<Config>& acc,
   // activation panel; the stage itself without k-split warps): the slice's
   // offset is added once per tile, so that each step adds a constant.
   const u64 desc_slice =
-      wgmma_descriptor_k_major_sw128(s_stage) +
+      desc_stage +
       static_cast<u64>(
           static_cast<u32>(Config::warp_k_slice(warp)) *
           static_cast<u32>(Config::kUnitsKPerWarp * Config::kTokens *
