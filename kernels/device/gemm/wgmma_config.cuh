@@ -294,6 +294,18 @@ struct WgmmaConfig : GemmScaleTiling<Format_, kN_, kK_> {
       wgmma_warpgroup_slices(kTokens, Tile::kBlockN, kWarpSplitK);
   static_assert(!kWarpgroupSlices || Tile::kStages >= 4,
                 "warpgroup slices keep the general ring lead (4+ stages)");
+  // k-split warp tiles run unsplit, so the k-loop may take its tile count
+  // as a compile-time constant (gemm/wgmma_gemm.cuh): no end-of-K checks
+  // inside an unrolled pass, copies past the end and chunk copies dropped
+  // at compile time. Sweep ea (bench/decode-notes.md v105): 0.93-0.97x on
+  // the 16-token tiles, 0.96-0.99x on the 8-bit ones; not at 32 tokens,
+  // where the warpgroup slices then spilled at their 128-register cap
+  // (1.2x), nor on 8-token 4-bit tiles of fewer than eight k-tiles, which
+  // ran 1.05x slower (K = 4096 at 1024 columns; unexplained, their SASS is
+  // shorter).
+  static constexpr bool kCompileTimeKTiles =
+      kWarpSplitK > 1 && kTokens <= 16 &&
+      !(kTokens == 8 && kBits <= 4 && kKTiles < 8);
   // Scale / zero-point chunks (wgmma_scale_chunk_tiles): one buffer is the
   // kBlockN rows' scale windows, then their zero-point windows.
   static constexpr int kAhead = wgmma_ring_lead(Tile::kStages, kWarpSplitK);

@@ -101,10 +101,9 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
   const i64 m = args.m;
   const i64 m0 = static_cast<i64>(block_m) * kT;
   const i64 n0 = static_cast<i64>(block_n) * Tile::kBlockN;
-  // k-split warp tiles run unsplit (a split launch traps below), so their
-  // tile count is a compile-time constant: no per-tile check for the end
-  // of K inside an unrolled pass.
-  const KTileRange range = Config::kWarpSplitK > 1
+  // k-split warp tiles run unsplit (a split launch traps below); most take
+  // their tile count as a compile-time constant (Config::kCompileTimeKTiles).
+  const KTileRange range = Config::kCompileTimeKTiles
                                ? KTileRange{0, Config::kKTiles}
                                : split_k_range(Config::kKTiles, split, splits);
   const int tiles = range.end - range.begin;
