@@ -300,12 +300,13 @@ struct WgmmaConfig : GemmScaleTiling<Format_, kN_, kK_> {
   // at compile time. Sweep ea (bench/decode-notes.md v105): 0.93-0.97x on
   // the 16-token tiles, 0.96-0.99x on the 8-bit ones; not at 32 tokens,
   // where the warpgroup slices then spilled at their 128-register cap
-  // (1.2x), nor on 8-token 4-bit tiles of fewer than eight k-tiles, which
-  // ran 1.05x slower (K = 4096 at 1024 columns; unexplained, their SASS is
-  // shorter).
+  // (1.2x), nor on 8-token tiles of fewer than eight k-tiles (K = 4096 at
+  // 1024 columns), where 4-bit ones ran 1.05x slower and 8-bit ones
+  // 1.00-1.03x unless their first tile's weights go early (`early=1`:
+  // 0.96x; sweeps ea, eb). Unexplained: their SASS is shorter.
   static constexpr bool kCompileTimeKTiles =
       kWarpSplitK > 1 && kTokens <= 16 &&
-      !(kTokens == 8 && kBits <= 4 && kKTiles < 8);
+      !(kTokens == 8 && kKTiles < 8 && (kBits <= 4 || Tile::kEarlyTiles == 0));
   // Scale / zero-point chunks (wgmma_scale_chunk_tiles): one buffer is the
   // kBlockN rows' scale windows, then their zero-point windows.
   static constexpr int kAhead = wgmma_ring_lead(Tile::kStages, kWarpSplitK);
