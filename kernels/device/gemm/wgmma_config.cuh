@@ -302,8 +302,10 @@ struct WgmmaConfig : GemmScaleTiling<Format_, kN_, kK_> {
   // where the warpgroup slices then spilled at their 128-register cap
   // (1.2x), nor on 8-token tiles of fewer than eight k-tiles (K = 4096 at
   // 1024 columns), where 4-bit ones ran 1.05x slower and 8-bit ones
-  // 1.00-1.03x unless their first tile's weights go early (`early=1`:
-  // 0.96x; sweeps ea, eb). Unexplained: their SASS is shorter.
+  // 1.00-1.03x unless only their first tile's weights go early (`early=1`:
+  // 0.96x; sweeps ea, eb). Unexplained: their SASS is shorter. Unmeasured
+  // and ruled by the nearest measured case: 1- to 3-bit and 5- to 7-bit
+  // weights, early=2 and more.
   static constexpr bool kCompileTimeKTiles =
       kWarpSplitK > 1 && kTokens <= 16 &&
       !(kTokens == 8 && kKTiles < 8 && (kBits <= 4 || Tile::kEarlyTiles == 0));

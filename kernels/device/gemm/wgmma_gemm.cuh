@@ -136,9 +136,9 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
   // stage address (five uniform instructions a tile; nvdisasm: 6-9 fewer
   // per pass). With a runtime slot the 64-bit sum cost 1-4 more a tile than
   // the stage address's own descriptor.
-  static_assert(Tile::kStages * Config::kStageBytes < (1 << 18) &&
-                    Config::kStageBytes % 16 == 0,
-                "the ring's descriptors differ in their start field only");
+  static_assert(Config::kSharedBytes < (1 << 18),
+                "every ring address lies in the block's shared memory, below "
+                "256 KB: the descriptors' start field never carries");
   const u64 desc_ring = wgmma_descriptor_k_major_sw128(s_base);
   auto desc_at = [&](int slot) {
     return Config::kTilesPerPass > 1
@@ -298,7 +298,8 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
 
   if constexpr (Config::kWarpSplitK > 1) {
     // The planner never splits these (kernels/gemm_decode_plan.cc); a
-    // launch that did would lose the other splits' sums.
+    // launch that did would lose the other splits' sums (or, with a
+    // compile-time k-tile count, compute all of K in every split).
     if (splits > 1) __trap();
     if (!sum_warp_k_slices<Config>(r_acc[0], s_base, warp, lane)) return;
   } else if (splits > 1) {

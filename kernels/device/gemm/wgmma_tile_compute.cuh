@@ -323,9 +323,10 @@ HUMMINGD_DEVICE WgmmaLaneOffsets<Config> wgmma_lane_offsets(int warp,
 }
 
 // Computes warp's share of the k-tile at column k_tile0 (its k-slice with
-// k-split warps, else all of it) from the stage at s_stage (whose wgmma
-// descriptor is desc_stage), with the scales of `chunk`. has_previous_tile: an
-// earlier tile of this split ran (its last period is folded at this tile's
+// k-split warps, else all of it) from the stage at s_stage, whose own wgmma
+// descriptor desc_stage must be (built by the caller: once per ring where
+// the slots are compile-time), with the scales of `chunk`. has_previous_tile:
+// an earlier tile of this split ran (its last period is folded at this tile's
 // first step). lanes: the thread's WgmmaLaneOffsets (wgmma_lane_offsets, once
 // per kernel), read only on slice-ring tiles; the others compute the same from
 // warp and lane.

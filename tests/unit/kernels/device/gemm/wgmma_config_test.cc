@@ -286,6 +286,50 @@ TEST(WgmmaConfigTest, HostSharedBytesMatchTheKernelLayout) {
       8192>>(255, 1);
 }
 
+// The k-split warp tiles whose k-loop takes its tile count at compile time
+// (they run unsplit): those sweeps ea / eb measured faster with it, not the
+// 32-token warpgroup slices (they spilled), nor 8-token tiles of fewer than
+// eight k-tiles unless 8-bit with early=1 (bench/decode-notes.md v105).
+TEST(WgmmaConfigTest, KSplitTilesTakeCompileTimeKTilesWhereMeasuredFaster) {
+  using W4 = hd::GemmFormat<CK::kUint, 4, 0, 0, SL::kGroup, 1, 128, ST::kFp16,
+                            ZK::kNone, SK::kNone, ST::kFp16, ST::kFp16, false>;
+  using W8 = hd::GemmFormat<CK::kUint, 8, 0, 0, SL::kGroup, 1, 128, ST::kFp16,
+                            ZK::kNone, SK::kNone, ST::kFp16, ST::kFp16, false>;
+  // 16-token warpgroup slices and sixteen-warp k-split blocks.
+  EXPECT_TRUE(
+      (hd::WgmmaConfig<
+          W4, hd::WgmmaTile<16, 64, 512, 4, 4, false, false, false, 4, 1, 1>,
+          8192, 8192>::kCompileTimeKTiles));
+  EXPECT_TRUE((hd::WgmmaConfig<
+               W4, hd::WgmmaTile<16, 32, 1024, 4, 4, false, false, false, 8, 1>,
+               4096, 4096>::kCompileTimeKTiles));
+  // 32 tokens: no.
+  EXPECT_FALSE(
+      (hd::WgmmaConfig<
+          W4, hd::WgmmaTile<32, 64, 512, 4, 4, false, false, false, 4, 1, 1>,
+          8192, 8192>::kCompileTimeKTiles));
+  // 8-token 4-bit tiles: eight k-tiles yes, four no (early or not).
+  using KSplit8x32 =
+      hd::WgmmaTile<8, 32, 1024, 2, 3, false, false, false, 4, 2, 1>;
+  EXPECT_TRUE(
+      (hd::WgmmaConfig<W4, KSplit8x32, 8192, 8192>::kCompileTimeKTiles));
+  EXPECT_FALSE(
+      (hd::WgmmaConfig<W4, KSplit8x32, 6144, 4096>::kCompileTimeKTiles));
+  // 8-token 8-bit tiles: four k-tiles only with early=1; fourteen always.
+  using KSplit8x16 = hd::WgmmaTile<8, 16, 1024, 2, 3, false, false, false, 8>;
+  using KSplit8x16Early =
+      hd::WgmmaTile<8, 16, 1024, 2, 3, false, false, false, 8, 2, 1>;
+  EXPECT_FALSE(
+      (hd::WgmmaConfig<W8, KSplit8x16, 4096, 4096>::kCompileTimeKTiles));
+  EXPECT_TRUE(
+      (hd::WgmmaConfig<W8, KSplit8x16Early, 4096, 4096>::kCompileTimeKTiles));
+  EXPECT_TRUE(
+      (hd::WgmmaConfig<W8, KSplit8x16, 4096, 14336>::kCompileTimeKTiles));
+  // Tiles without k-split warps take the split's range at run time.
+  EXPECT_FALSE((hd::WgmmaConfig<W4, hd::WgmmaTile<16, 128, 256, 2, 4>, 28672,
+                                8192>::kCompileTimeKTiles));
+}
+
 TEST(WgmmaConfigTest, ChunkWindowsHoldEveryElementTheirTilesRead) {
   // fp16 scales, one entry per tile; groups of 32 (four per tile); groups
   // wider than a tile (one entry per two tiles); channel-wise; 1-byte and
