@@ -31,6 +31,13 @@ bool IsKSplit32RowTile(const GemmTileConfig& tile) {
          tile.warp_split_k == 4;
 }
 
+// The 16-token k-split tile of 32 rows in sixteen warps, one per SM
+// (planner v24): two warps per 16-row n-unit, 1024-column k-tiles.
+bool IsSixteenWarpKSplit16TokenTile(const GemmTileConfig& tile) {
+  return tile.block_m == 16 && tile.block_n == 32 && tile.block_k == 1024 &&
+         tile.warp_split_k == 8;
+}
+
 // The 64-row, one-warpgroup half tile at 8 tokens, four per SM
 // (OneWarpgroupHalfTile in gemm_decode_rules.h, planner v34).
 bool IsHalfTileFourPerSm(const GemmTileConfig& tile) {
@@ -99,6 +106,16 @@ std::optional<int64_t> EarlyFirstTileFrom(const GemmTileConfig& tile,
   // and 32 tokens against early=0, fp16 and bf16).
   if (device::wgmma_warpgroup_slices(tile.block_m, tile.block_n,
                                      tile.warp_split_k)) {
+    return m_min;
+  }
+  // The 16-token sixteen-warp tile (planner v24) over blocks its ring holds
+  // whole (K <= 4096 in 1024-column tiles, four stages; planner v58, sweep
+  // ec2): with a compile-time K that fits, early=1 lets the prologue copy
+  // every tile (gemm/wgmma_config.cuh, kWholeKInRing). 4096 x 4096 against
+  // early=0 and the ring's lead: fp16 M = 9 / 12 / 16 0.93 / 0.95 / 0.99x,
+  // bf16 0.93 / 0.97 / 0.985x (groups of 128; groups of 32 and 64, whose
+  // scale chunks may not span K, extrapolate).
+  if (IsSixteenWarpKSplit16TokenTile(tile) && most <= tile.stages) {
     return m_min;
   }
   // Only fp16 activations were measured with the v40 rules.

@@ -311,12 +311,10 @@ struct WgmmaConfig : GemmScaleTiling<Format_, kN_, kK_> {
       !(kTokens == 8 && kKTiles < 8 && (kBits <= 4 || Tile::kEarlyTiles == 0));
   // Scale / zero-point chunks (wgmma_scale_chunk_tiles): one buffer is the
   // kBlockN rows' scale windows, then their zero-point windows.
-  static constexpr int kAhead = wgmma_ring_lead(Tile::kStages, kWarpSplitK);
-  // Prologue tiles whose weights go before the grid-dependency wait.
-  static_assert(Tile::kEarlyTiles >= 0 && Tile::kEarlyTiles < kAhead,
-                "early=N takes 1 <= N < the ring's lead (0: all of it)");
-  static constexpr int kEarlyTiles =
-      Tile::kEarlyTiles > 0 ? Tile::kEarlyTiles : kAhead;
+  // How far the ring's copies run ahead of the tile computed: what slot
+  // reuse allows (wgmma_ring_lead). The host sizes the scale chunks by it
+  // (kernels/gemm_config.cc), so they follow it here too.
+  static constexpr int kRingLead = wgmma_ring_lead(Tile::kStages, kWarpSplitK);
   // k-split warps that meet per k-slice (memory/wgmma_tiles.cuh).
   static constexpr bool kSliceRings =
       wgmma_slice_rings(kThreads, Tile::kBlockN, Tile::kBlockK, kBits,
@@ -324,7 +322,25 @@ struct WgmmaConfig : GemmScaleTiling<Format_, kN_, kK_> {
   static constexpr bool kLongScaleChunks = wgmma_long_scale_chunks(
       kSliceRings, Tile::kBlocksPerSm, Tile::kBlockN, kBits, Tile::kStages);
   static constexpr int kChunkTiles = wgmma_scale_chunk_tiles(
-      kAhead, kScaleEntries, kScaleElementBytes, kLongScaleChunks);
+      kRingLead, kScaleEntries, kScaleElementBytes, kLongScaleChunks);
+  // A compile-time K of more k-tiles than the lead but no more than
+  // stages, its scales one chunk: no slot is ever refilled, so the prologue
+  // copies every tile and the loop none (gemm/wgmma_gemm.cuh; K within the
+  // lead is copied whole by the prologue anyway). Only with early=N: the
+  // rest of the prologue's weights then go after the grid-dependency wait,
+  // each with its tile's activations. Sweep ec2 (bench/decode-notes.md
+  // v106, the 4096 x 4096 16-token tile, four k-tiles in four stages,
+  // early=1): 0.93-0.96x at M = 9-12 and 0.99x at 16 against the plan
+  // before; with every tile's weights before the wait it ran 1.11-1.17x.
+  static constexpr bool kWholeKInRing =
+      kCompileTimeKTiles && Tile::kEarlyTiles > 0 &&
+      kKTiles > kRingLead&& kKTiles <= Tile::kStages&& kChunkTiles >= kKTiles;
+  static constexpr int kAhead = kWholeKInRing ? kKTiles : kRingLead;
+  // Prologue tiles whose weights go before the grid-dependency wait.
+  static_assert(Tile::kEarlyTiles >= 0 && Tile::kEarlyTiles < kAhead,
+                "early=N takes 1 <= N < the ring's lead (0: all of it)");
+  static constexpr int kEarlyTiles =
+      Tile::kEarlyTiles > 0 ? Tile::kEarlyTiles : kAhead;
   static constexpr int kScaleWindowWords =
       wgmma_chunk_window_words(kChunkTiles, kScaleEntries, kScaleElementBytes);
   static constexpr int kZeroWindowWords =
@@ -342,7 +358,7 @@ struct WgmmaConfig : GemmScaleTiling<Format_, kN_, kK_> {
       Tile::kKMajorScales ? Tile::kBlockN * kScaleElementBytes
                           : kScaleElementBytes;
   static constexpr int kChunkBytes = wgmma_chunk_bytes(
-      kAhead, Tile::kBlockN, kScaleEntries, kScaleElementBytes,
+      kRingLead, Tile::kBlockN, kScaleEntries, kScaleElementBytes,
       kZeroWords ? kZeroElementBytes : 0, kLongScaleChunks);
   static_assert(kChunkBytes ==
                     Tile::kBlockN * (kScaleWindowWords + kZeroWindowWords) * 16,
@@ -396,7 +412,8 @@ struct WgmmaConfig : GemmScaleTiling<Format_, kN_, kK_> {
   static_assert(Tile::kStages >= 3,
                 "the copy runs two tiles behind the wgmma reads");
   static_assert(kChunkTiles >= kAhead,
-                "two chunk buffers: a chunk spans at least the ring's lead");
+                "two chunk buffers: a chunk spans at least the ring's lead "
+                "(the whole of K where the prologue copies all of it)");
 
   // The n-unit of the block (0 .. kRowUnits - 1) whose 16 rows warp `warp`
   // computes in row block r, and the k-slice of each tile it computes.

@@ -170,7 +170,9 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
   grid_dependents_launch();
 
   // Tile t + kAhead is copied while tile t computes (kAhead = kStages - 2,
-  // or 2 for three-stage k-split warp tiles: wgmma_ring_lead): the slot it
+  // or 2 for three-stage k-split warp tiles: wgmma_ring_lead; all of K
+  // where it fits the ring, Config::kWholeKInRing, so no tile is copied
+  // in the loop and no slot is refilled): the slot it
   // lands in was last read by tile t + kAhead - kStages, t - 2, whose wgmmas
   // every warp has retired (wait_group 1 or 2 inside tile t - 1,
   // kGroupsInFlight and the step pairs in gemm/wgmma_tile_compute.cuh)
@@ -191,7 +193,8 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
   // (bench/decode-notes.md v82, v83).
   constexpr int kAhead = Config::kAhead;
   constexpr int kEarlyTiles = Config::kEarlyTiles;
-  static_assert(kAhead < Tile::kStages, "the prologue's tiles sit in slots");
+  static_assert(kAhead < Tile::kStages || Config::kWholeKInRing,
+                "the prologue's tiles sit in slots (all of K: one slot each)");
   // Chunk 0's scales (read-only) travel with tile 0; kChunkTiles >= kAhead,
   // so no other chunk starts inside the prologue.
   if (tiles > 0) copier.copy_chunk(chunk_buffer(0), range.begin);

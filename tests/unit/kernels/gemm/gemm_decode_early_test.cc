@@ -6,10 +6,12 @@
 // blocks of 7-8 k-tiles; the three-stage 8-token k-split tiles over blocks
 // of 2-4 k-tiles from M = 6, or of 2 with 8-bit weights at every M;
 // the 64-token pre-scaled tile over splits of 8-16 k-tiles; the last
-// two with fp16 activations only) hold at their edges.
+// two with fp16 activations only; the 16-token sixteen-warp tile where its
+// ring holds all of K, planner v58) hold at their edges.
 
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +20,7 @@
 #include "kernels/codegen.h"
 #include "kernels/gemm_config.h"
 #include "kernels/gemm_decode_plan.h"
+#include "kernels/gemm_decode_tile_options.h"
 #include "kernels/launch_abi.h"
 #include "kernels/planner.h"
 #include "tests/unit/kernels/gemm/gemm_request.h"
@@ -37,6 +40,9 @@ constexpr char kSlices16TokenTile[] =
     "tile=16x64x512,warps=1x16,stages=4,mma=wgmma,ksplit=4,blocks=1";
 constexpr char kSlices32TokenTile[] =
     "tile=32x64x512,warps=1x16,stages=4,mma=wgmma,ksplit=4,blocks=1";
+// 32-row k-split blocks of sixteen warps at 16 tokens (planner v24).
+constexpr char kSixteenWarp16TokenTile[] =
+    "tile=16x32x1024,warps=1x16,stages=4,mma=wgmma,ksplit=8,blocks=1";
 
 TEST(GemmDecodeEarlyTest, TextRoundTripsInItsPlaceAndValidatesAgainstTheLead) {
   for (const std::string& text :
@@ -158,6 +164,10 @@ TEST(GemmDecodeEarlyTest, PlannedWhereMeasuredWinning) {
               kKSplitTile);
     EXPECT_EQ(PlannedText(spec, 8192, 8192, 1, kLaunchAbiTokenTiles256),
               kSlices16TokenTile);
+    // 4096 x 4096 at 16 tokens: the sixteen-warp tile, whose four k-tiles
+    // fill its ring (planner v58, sweep ec2).
+    EXPECT_EQ(PlannedText(spec, 4096, 4096, 1),
+              std::string(kSixteenWarp16TokenTile) + ",early=1");
     // Where the same tiles lost: blocks of 28-32 k-tiles at 16 tokens
     // (fp16), and the 8x64x256 and 256-row tiles of the other layers.
     for (const auto& [n, k] : {std::pair<int64_t, int64_t>{28672, 8192},
@@ -165,6 +175,7 @@ TEST(GemmDecodeEarlyTest, PlannedWhereMeasuredWinning) {
                                {4096, 4096}}) {
       for (int range : {0, 1, 2, 3}) {
         if (n == 8192 && range == 2) continue;  // warpgroup k-slices, above
+        if (n == 4096 && range == 1) continue;  // the sixteen-warp tile
         EXPECT_EQ(PlannedText(spec, n, k, range).find("early="),
                   std::string::npos)
             << n << "x" << k << " range " << range;
@@ -216,6 +227,50 @@ TEST(GemmDecodeEarlyTest, PlannedWhereMeasuredWinning) {
   EXPECT_EQ(PlannedText("weight=uint4,group=128,scale=fp16", 8192, 8192, 3)
                 .find("early="),
             std::string::npos);
+}
+
+// Planner v58 (sweep ec2, bench/decode-notes.md v106): the 16-token
+// sixteen-warp tile takes early=1 over the whole range wherever its ring
+// holds every k-tile of its block (the kernel then copies all of K in the
+// prologue, WgmmaConfig::kWholeKInRing), whatever the activation type; not
+// over longer blocks, nor on the other 16-token k-split tiles.
+TEST(GemmDecodeEarlyTest, SixteenWarpTileTakesItWhereItsRingHoldsAllOfK) {
+  absl::StatusOr<GemmTileConfig> sixteen_warps =
+      ParseGemmTileText(kSixteenWarp16TokenTile);
+  ASSERT_TRUE(sixteen_warps.ok()) << sixteen_warps.status();
+  for (const char* text : {"weight=uint4,group=128,scale=fp16",
+                           "weight=uint4,group=128,scale=bf16,act=bf16,"
+                           "out=bf16"}) {
+    SCOPED_TRACE(text);
+    absl::StatusOr<QuantSpec> spec = ParseSpecText(text);
+    ASSERT_TRUE(spec.ok()) << spec.status();
+    // Three and four k-tiles in four stages: from the range's first M.
+    EXPECT_EQ(EarlyFirstTileFrom(*sixteen_warps, 1, *spec, {4096, 4096}, 9),
+              std::optional<int64_t>(9));
+    EXPECT_EQ(EarlyFirstTileFrom(*sixteen_warps, 1, *spec, {4096, 3072}, 9),
+              std::optional<int64_t>(9));
+    // Five (never planned: the v24 rule stops at K = 4096), or four in a
+    // three-stage ring: no.
+    EXPECT_EQ(EarlyFirstTileFrom(*sixteen_warps, 1, *spec, {4096, 5120}, 9),
+              std::nullopt);
+    GemmTileConfig three_stages = *sixteen_warps;
+    three_stages.stages = 3;
+    EXPECT_EQ(EarlyFirstTileFrom(three_stages, 1, *spec, {4096, 4096}, 9),
+              std::nullopt);
+    // The 8-bit 16-token k-split tile over its eight k-tiles: no.
+    absl::StatusOr<GemmTileConfig> eight_bit = ParseGemmTileText(
+        "tile=16x16x512,warps=1x8,stages=4,mma=wgmma,"
+        "ksplit=8");
+    ASSERT_TRUE(eight_bit.ok()) << eight_bit.status();
+    EXPECT_EQ(EarlyFirstTileFrom(*eight_bit, 1, *spec, {4096, 4096}, 9),
+              std::nullopt);
+  }
+  // Planned so on 4096 x 3072 too, and never for a client before early=N.
+  EXPECT_EQ(PlannedText("weight=uint4,group=128,scale=fp16", 4096, 3072, 1),
+            std::string(kSixteenWarp16TokenTile) + ",early=1");
+  EXPECT_EQ(PlannedText("weight=uint4,group=128,scale=fp16", 4096, 4096, 1,
+                        kLaunchAbiTokenTiles256),
+            kSixteenWarp16TokenTile);
 }
 
 // Planner v40 (sweep cg, bench/results/tile-sweep-cg.md): the 8-token

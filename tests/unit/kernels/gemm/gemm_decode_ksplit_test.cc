@@ -50,20 +50,25 @@ TEST(GemmDecodeKSplitTest, KSplitWarpsFillTheMachineUnsplit) {
       // (v24), and 88 (2/3 of the SMs).
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 4096, 4096,
        "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8",
-       "tile=16x32x1024,warps=1x16,stages=4,mma=wgmma,ksplit=8,blocks=1"},
+       "tile=16x32x1024,warps=1x16,stages=4,mma=wgmma,ksplit=8,blocks=1,"
+       "early=1"},
       {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16", 4096, 4096,
        "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8",
-       "tile=16x32x1024,warps=1x16,stages=4,mma=wgmma,ksplit=8,blocks=1"},
+       "tile=16x32x1024,warps=1x16,stages=4,mma=wgmma,ksplit=8,blocks=1,"
+       "early=1"},
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 2816, 4096,
        "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8",
-       "tile=16x32x1024,warps=1x16,stages=4,mma=wgmma,ksplit=8,blocks=1"},
+       "tile=16x32x1024,warps=1x16,stages=4,mma=wgmma,ksplit=8,blocks=1,"
+       "early=1"},
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 4096, 3072,
        "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8",
-       "tile=16x32x1024,warps=1x16,stages=4,mma=wgmma,ksplit=8,blocks=1"},
+       "tile=16x32x1024,warps=1x16,stages=4,mma=wgmma,ksplit=8,blocks=1,"
+       "early=1"},
       // 132 32-row blocks: all of the SMs.
       {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16", 4224, 4096,
        "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8",
-       "tile=16x32x1024,warps=1x16,stages=4,mma=wgmma,ksplit=8,blocks=1"},
+       "tile=16x32x1024,warps=1x16,stages=4,mma=wgmma,ksplit=8,blocks=1,"
+       "early=1"},
       // K = 2048 and specs not measured with it: not the v24 block.
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 4096, 2048,
        "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8", ""},
@@ -74,10 +79,12 @@ TEST(GemmDecodeKSplitTest, KSplitWarpsFillTheMachineUnsplit) {
       // 32 against 6.15 / 6.39 / 7.56 for their 8x128x128 tiles).
       {"weight=uint4,group=32,scale=fp16", 4096, 4096,
        "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8",
-       "tile=16x32x1024,warps=1x16,stages=4,mma=wgmma,ksplit=8,blocks=1"},
+       "tile=16x32x1024,warps=1x16,stages=4,mma=wgmma,ksplit=8,blocks=1,"
+       "early=1"},
       {"weight=uint4,group=64,scale=bf16,act=bf16,out=bf16", 4096, 4096,
        "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8",
-       "tile=16x32x1024,warps=1x16,stages=4,mma=wgmma,ksplit=8,blocks=1"},
+       "tile=16x32x1024,warps=1x16,stages=4,mma=wgmma,ksplit=8,blocks=1,"
+       "early=1"},
       {"weight=uint4,group=128,scale=fp16,zero=int", 4096, 4096,
        "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8", ""},
       {"weight=int4,group=128,scale=fp16", 4096, 4096,

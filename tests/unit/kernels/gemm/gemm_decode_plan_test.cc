@@ -258,7 +258,8 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
        4096,
        4096,
        {"tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8",
-        "tile=16x32x1024,warps=1x16,stages=4,mma=wgmma,ksplit=8,blocks=1",
+        "tile=16x32x1024,warps=1x16,stages=4,mma=wgmma,ksplit=8,blocks=1,"
+        "early=1",
         "tile=32x64x128,warps=1x4,stages=4,mma=wgmma",
         "tile=64x64x128,warps=1x4,stages=4,mma=wgmma"},
        {1, 1, 4, 4}},

@@ -185,7 +185,8 @@ TEST(GemmDecodeShortSplitsTest, ThreePerSmHalvesPlannedWhereMeasured) {
   }
   // The layers whose 16-token half tile lost in sweep cr keep their tiles.
   EXPECT_EQ(Planned(kFp16, 4096, 4096, 1).first,
-            "tile=16x32x1024,warps=1x16,stages=4,mma=wgmma,ksplit=8,blocks=1");
+            "tile=16x32x1024,warps=1x16,stages=4,mma=wgmma,ksplit=8,blocks=1,"
+            "early=1");
   EXPECT_EQ(Planned(kFp16, 4096, 14336, 1).first,
             "tile=16x128x256,warps=1x8,stages=4,mma=wgmma,early=1");
   EXPECT_EQ(Planned(kFp16, 8192, 8192, 1).first,

@@ -330,6 +330,53 @@ TEST(WgmmaConfigTest, KSplitTilesTakeCompileTimeKTilesWhereMeasuredFaster) {
                                 8192>::kCompileTimeKTiles));
 }
 
+// Where a compile-time K fits the ring and its scales one chunk, a tile with
+// early=N copies all of K in the prologue (kAhead = its k-tiles); every other
+// tile keeps the ring's lead (bench/decode-notes.md v106).
+TEST(WgmmaConfigTest, PrologueCopiesAllOfKOnlyWhereTheRingHoldsIt) {
+  using W4 = hd::GemmFormat<CK::kUint, 4, 0, 0, SL::kGroup, 1, 128, ST::kFp16,
+                            ZK::kNone, SK::kNone, ST::kFp16, ST::kFp16, false>;
+  using W4G32 =
+      hd::GemmFormat<CK::kUint, 4, 0, 0, SL::kGroup, 1, 32, ST::kFp16,
+                     ZK::kNone, SK::kNone, ST::kFp16, ST::kFp16, false>;
+  using SixteenWarps =
+      hd::WgmmaTile<16, 32, 1024, 4, 4, false, false, false, 8, 1>;
+  using SixteenWarpsEarly =
+      hd::WgmmaTile<16, 32, 1024, 4, 4, false, false, false, 8, 1, 1>;
+  // Four k-tiles in four stages, early=1: all of K.
+  using Whole = hd::WgmmaConfig<W4, SixteenWarpsEarly, 4096, 4096>;
+  EXPECT_TRUE(Whole::kWholeKInRing);
+  EXPECT_EQ(Whole::kAhead, 4);
+  EXPECT_EQ(Whole::kRingLead, 2);
+  // Three k-tiles: all three. Two: the lead holds them already.
+  EXPECT_EQ((hd::WgmmaConfig<W4, SixteenWarpsEarly, 4096, 3072>::kAhead), 3);
+  using Short = hd::WgmmaConfig<W4, SixteenWarpsEarly, 4096, 2048>;
+  EXPECT_FALSE(Short::kWholeKInRing);
+  EXPECT_EQ(Short::kAhead, 2);
+  // Without early=N, or five k-tiles: the ring's lead.
+  using AllEarly = hd::WgmmaConfig<W4, SixteenWarps, 4096, 4096>;
+  EXPECT_FALSE(AllEarly::kWholeKInRing);
+  EXPECT_EQ(AllEarly::kAhead, 2);
+  using Longer = hd::WgmmaConfig<W4, SixteenWarpsEarly, 4096, 5120>;
+  EXPECT_FALSE(Longer::kWholeKInRing);
+  EXPECT_EQ(Longer::kAhead, 2);
+  // Groups of 32: a chunk spans fewer tiles than K holds.
+  using FineScales = hd::WgmmaConfig<W4G32, SixteenWarpsEarly, 4096, 4096>;
+  EXPECT_LT(FineScales::kChunkTiles, FineScales::kKTiles);
+  EXPECT_FALSE(FineScales::kWholeKInRing);
+  EXPECT_EQ(FineScales::kAhead, 2);
+  // A run-time K (split-K tiles): never, even where it would fit.
+  using Split = hd::WgmmaConfig<
+      W4, hd::WgmmaTile<16, 64, 256, 1, 4, false, false, false, 1, 3, 1>, 6144,
+      1024>;
+  EXPECT_FALSE(Split::kCompileTimeKTiles);
+  EXPECT_FALSE(Split::kWholeKInRing);
+  // The chunk buffers keep the ring lead's size either way (the host sizes
+  // the launch by it: kernels/gemm_config.cc).
+  EXPECT_EQ(Whole::kChunkBytes, AllEarly::kChunkBytes);
+  EXPECT_EQ(Whole::kSharedBytes, AllEarly::kSharedBytes);
+}
+
 TEST(WgmmaConfigTest, ChunkWindowsHoldEveryElementTheirTilesRead) {
   // fp16 scales, one entry per tile; groups of 32 (four per tile); groups
   // wider than a tile (one entry per two tiles); channel-wise; 1-byte and
