@@ -332,9 +332,11 @@ struct WgmmaConfig : GemmScaleTiling<Format_, kN_, kK_> {
   // v106, the 4096 x 4096 16-token tile, four k-tiles in four stages,
   // early=1): 0.93-0.96x at M = 9-12 and 0.99x at 16 against the plan
   // before; with every tile's weights before the wait it ran 1.11-1.17x.
-  static constexpr bool kWholeKInRing =
-      kCompileTimeKTiles && Tile::kEarlyTiles > 0 &&
-      kKTiles > kRingLead&& kKTiles <= Tile::kStages&& kChunkTiles >= kKTiles;
+  static constexpr bool kWholeKInRing = kCompileTimeKTiles &&
+                                        Tile::kEarlyTiles > 0 &&
+                                        (kKTiles > kRingLead) &&
+                                        (kKTiles <= Tile::kStages) &&
+                                        (kChunkTiles >= kKTiles);
   static constexpr int kAhead = kWholeKInRing ? kKTiles : kRingLead;
   // Prologue tiles whose weights go before the grid-dependency wait.
   static_assert(Tile::kEarlyTiles >= 0 && Tile::kEarlyTiles < kAhead,
