@@ -104,6 +104,17 @@ namespace {
 // 224 (3584 x 14336) bf16 lost 1.05-1.06x in sweep dn and still 1.02-1.04x
 // after v103 (sweep dt, bench/results/tile-sweep-do-dt-session43.md).
 
+// Planner v59 (sweeps ed, ee, bench/results/tile-sweep-ed-fd2c245.txt,
+// tile-sweep-ee-815b751.txt, decode-notes v107): 8-bit weights at 16 tokens
+// on long K in the v24 shape, three stages (16x32x1024 s3 ksplit=8 blocks=1
+// early=1), unsplit, against the plans' 64-row half tile three per SM in 6
+// splits: uint8 4096 x 14336 M = 16 16.77-16.78 µs against 17.31-17.33
+// (e4m3 16.62-16.63 against 17.29-17.30; the target is 16.91), 4096 x 8192
+// 0.94x, 4096 x 12288 0.97x, 4096 x 16384 0.90-0.91x, M = 9-16 alike. It lost
+// on 3584 x 14336 (112 blocks, 1.04-1.06x) and with bf16 activations (uint8
+// 4096 x 14336 1.04-1.06x); without early=1 it ran 2.5% slower (ed).
+// Measured with uint8 and e4m3 in groups of 128 (fp16 scales); the other
+// 8-bit specs take it as they take the v20 / v23 16-token rules.
 // The 4-bit specs the 16-token sixteen-warp rule (planner v24) and the
 // long-K rule (v55, v56) were measured with: uint4 in groups of 128 with 16-bit
 // scales, no zero points or second scale, and groups of 32 and 64, which
@@ -222,6 +233,20 @@ std::optional<GemmTileConfig> KSplitWarpTile(int tokens, const QuantSpec& spec,
     return KSplitCandidate(16, 16, 32, 1024, 4, /*blocks_per_sm=*/1,
                            std::min(kOneBlockSharedBytes, smem_limit), spec,
                            shape);
+  }
+  if (at_16_tokens && eight_bit && fp16_activations && shape.k >= 8192 &&
+      shape.k <= 16384) {
+    // 8-bit weights at 16 tokens on long K: the same 32-row blocks of
+    // sixteen warps in three stages, unsplit, where N / 32 fills 15/16 to
+    // all of the SMs (planner v59); else the split tiles below and in
+    // gemm_decode_short_splits.cc.
+    const int64_t rows32 = shape.n / 32;
+    if (shape.n % 32 == 0 && rows32 <= sm_count &&
+        16 * rows32 >= 15 * int64_t{sm_count}) {
+      return KSplitCandidate(16, 16, 32, 1024, 3, /*blocks_per_sm=*/1,
+                             std::min(kOneBlockSharedBytes, smem_limit), spec,
+                             shape);
+    }
   }
   const bool long_k_eight_bit = eight_bit && !at_16_tokens && fp16_activations;
   const int64_t two_per_sm = int64_t{2} * sm_count;

@@ -113,9 +113,17 @@ std::optional<int64_t> EarlyFirstTileFrom(const GemmTileConfig& tile,
   // ec2): with a compile-time K that fits, early=1 lets the prologue copy
   // every tile (gemm/wgmma_config.cuh, kWholeKInRing). 4096 x 4096 against
   // early=0 and the ring's lead: fp16 M = 9 / 12 / 16 0.93 / 0.95 / 0.99x,
-  // bf16 0.93 / 0.97 / 0.985x (groups of 128; groups of 32 and 64, whose
-  // scale chunks may not span K, extrapolate).
+  // bf16 0.93 / 0.97 / 0.985x (groups of 128). Groups of 32, and of 64 with
+  // fp32 scales, whose scale chunk spans fewer tiles than K, take early=1
+  // at the ring's lead, unmeasured (fp16 groups of 128 at that lead:
+  // 0.96-0.98x).
   if (IsSixteenWarpKSplit16TokenTile(tile) && most <= tile.stages) {
+    return m_min;
+  }
+  // Its three-stage form for 8-bit weights on long K (planner v59, sweep
+  // ed: 4096 x 14336 uint8 / e4m3 0.975x against early=0).
+  if (IsSixteenWarpKSplit16TokenTile(tile) && spec.weight.bits == 8 &&
+      tile.stages == 3) {
     return m_min;
   }
   // Only fp16 activations were measured with the v40 rules.

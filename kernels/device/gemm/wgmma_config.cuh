@@ -332,7 +332,9 @@ struct WgmmaConfig : GemmScaleTiling<Format_, kN_, kK_> {
   // v106, the 4096 x 4096 16-token tile, four k-tiles in four stages,
   // early=1): 0.93-0.96x at M = 9-12 and 0.99x at 16 against the plan
   // before; with every tile's weights before the wait it ran 1.11-1.17x.
-  static constexpr bool kWholeKInRing = kCompileTimeKTiles &&
+  // Only at 16 tokens, where it was measured (the 8-token 8-bit three-stage
+  // tiles over three k-tiles, 4096 x 3072 with early=1, keep the lead).
+  static constexpr bool kWholeKInRing = kCompileTimeKTiles && kTokens == 16 &&
                                         Tile::kEarlyTiles > 0 &&
                                         (kKTiles > kRingLead) &&
                                         (kKTiles <= Tile::kStages) &&

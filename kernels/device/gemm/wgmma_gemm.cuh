@@ -201,7 +201,7 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
   HUMMINGD_UNROLL
   for (int t = 0; t < kEarlyTiles; ++t) {
     if (t < tiles) {
-      // Tile t < kAhead < kStages sits in slot t.
+      // Tile t < kAhead <= kStages sits in slot t.
       copier.copy_weights(stage_at(t), barrier_at(t), t, range.begin);
     }
     if (t + 1 < kEarlyTiles || kEarlyTiles < kAhead) async_copy_commit();

@@ -257,13 +257,36 @@ TEST(GemmDecodeEarlyTest, SixteenWarpTileTakesItWhereItsRingHoldsAllOfK) {
     three_stages.stages = 3;
     EXPECT_EQ(EarlyFirstTileFrom(three_stages, 1, *spec, {4096, 4096}, 9),
               std::nullopt);
-    // The 8-bit 16-token k-split tile over its eight k-tiles: no.
-    absl::StatusOr<GemmTileConfig> eight_bit = ParseGemmTileText(
-        "tile=16x16x512,warps=1x8,stages=4,mma=wgmma,"
-        "ksplit=8");
-    ASSERT_TRUE(eight_bit.ok()) << eight_bit.status();
-    EXPECT_EQ(EarlyFirstTileFrom(*eight_bit, 1, *spec, {4096, 4096}, 9),
+    // The other 16-token k-split tile, even over blocks its ring holds: no.
+    absl::StatusOr<GemmTileConfig> sixteen_rows = ParseGemmTileText(
+        "tile=16x16x512,warps=1x8,stages=4,mma=wgmma,ksplit=8");
+    ASSERT_TRUE(sixteen_rows.ok()) << sixteen_rows.status();
+    EXPECT_EQ(EarlyFirstTileFrom(*sixteen_rows, 1, *spec, {4096, 2048}, 9),
               std::nullopt);
+  }
+  // The three-stage form for 8-bit weights on long K (planner v59): over
+  // its 14 k-tiles; not with 4-bit weights.
+  absl::StatusOr<GemmTileConfig> three_stages = ParseGemmTileText(
+      "tile=16x32x1024,warps=1x16,stages=3,mma=wgmma,"
+      "ksplit=8,blocks=1");
+  ASSERT_TRUE(three_stages.ok()) << three_stages.status();
+  absl::StatusOr<QuantSpec> uint8 =
+      ParseSpecText("weight=uint8,group=128,scale=fp16");
+  ASSERT_TRUE(uint8.ok()) << uint8.status();
+  EXPECT_EQ(EarlyFirstTileFrom(*three_stages, 1, *uint8, {4096, 14336}, 9),
+            std::optional<int64_t>(9));
+  absl::StatusOr<QuantSpec> uint4 =
+      ParseSpecText("weight=uint4,group=128,scale=fp16");
+  ASSERT_TRUE(uint4.ok()) << uint4.status();
+  EXPECT_EQ(EarlyFirstTileFrom(*three_stages, 1, *uint4, {4096, 14336}, 9),
+            std::nullopt);
+  for (const char* spec : {"weight=uint8,group=128,scale=fp16",
+                           "weight=e4m3,group=128,scale=fp16,act=fp16,"
+                           "out=fp16"}) {
+    EXPECT_EQ(PlannedText(spec, 4096, 14336, 1),
+              "tile=16x32x1024,warps=1x16,stages=3,mma=wgmma,ksplit=8,"
+              "blocks=1,early=1")
+        << spec;
   }
   // Planned so on 4096 x 3072 too, and never for a client before early=N.
   EXPECT_EQ(PlannedText("weight=uint4,group=128,scale=fp16", 4096, 3072, 1),

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -68,6 +69,23 @@ TEST(GemmDecodeKSplitTest, KSplitWarpsFillTheMachineUnsplit) {
       {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16", 4224, 4096,
        "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8",
        "tile=16x32x1024,warps=1x16,stages=4,mma=wgmma,ksplit=8,blocks=1,"
+       "early=1"},
+      // 8-bit weights, fp16 activations, past K = 4096 (v21) at 8 tokens;
+      // at 16 tokens on long K (planner v59): the same
+      // blocks in three stages where N / 32 fills 15/16 of the SMs, K
+      // 8192-16384, fp16 activations; not 3584 rows (112 blocks), bf16, or
+      // K = 4096 / 17408.
+      {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16", 4096, 14336,
+       "tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8",
+       "tile=16x32x1024,warps=1x16,stages=3,mma=wgmma,ksplit=8,blocks=1,"
+       "early=1"},
+      {"weight=e4m3,group=128,scale=fp16,act=fp16,out=fp16", 4096, 8192,
+       "tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8",
+       "tile=16x32x1024,warps=1x16,stages=3,mma=wgmma,ksplit=8,blocks=1,"
+       "early=1"},
+      {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16", 4096, 16384,
+       "tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8",
+       "tile=16x32x1024,warps=1x16,stages=3,mma=wgmma,ksplit=8,blocks=1,"
        "early=1"},
       // K = 2048 and specs not measured with it: not the v24 block.
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 4096, 2048,
@@ -140,9 +158,6 @@ TEST(GemmDecodeKSplitTest, KSplitWarpsFillTheMachineUnsplit) {
        "early=1"},
       {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16", 8192, 5120,
        "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4", ""},
-      // 8-bit weights, fp16 activations, past K = 4096 (v21).
-      {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16", 4096, 14336,
-       "tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8", ""},
       // 4-bit weights, fp16 activations, 8192 < K <= 16384 in 16-row blocks
       // of three stages (v55), 224 or 256 of them.
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 4096, 14336,
@@ -166,10 +181,6 @@ TEST(GemmDecodeKSplitTest, KSplitWarpsFillTheMachineUnsplit) {
       {"weight=uint4,group=64,scale=bf16,act=bf16,out=bf16", 4096, 14336,
        "tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8", ""},
       {"weight=uint4,group=64,scale=fp16,act=fp16,out=fp16", 4096, 16384,
-       "tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8", ""},
-      {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16", 4096, 16384,
-       "tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8", ""},
-      {"weight=e4m3,group=128,scale=fp16,act=fp16,out=fp16", 4096, 8192,
        "tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8", ""},
       {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16", 8192, 8192,
        "tile=8x16x512,warps=1x8,stages=3,mma=wgmma,ksplit=8,blocks=4", ""},
@@ -451,6 +462,49 @@ TEST(GemmDecodeKSplitTest, WarpgroupSlicesTakeOneWaveOfSixtyFourRowBlocks) {
       "tile=32x64x512,warps=1x16,stages=4,mma=wgmma,ksplit=4,blocks=1");
   ASSERT_TRUE(four.ok()) << four.status();
   EXPECT_TRUE(ValidateGemmTile(*four, 8192, 8192).ok());
+}
+
+// Planner v59 (sweeps ed, ee): 8-bit weights at 16 tokens with fp16
+// activations take 32-row blocks of sixteen warps in three stages, unsplit,
+// where N / 32 fills 15/16 to all of the SMs and 8192 <= K <= 16384.
+TEST(GemmDecodeKSplitTest, EightBitLongKSixteenWarpBlocksWhereMeasured) {
+  constexpr char kTile[] =
+      "tile=16x32x1024,warps=1x16,stages=3,mma=wgmma,ksplit=8,blocks=1,"
+      "early=1";
+  auto at_16 = [](const char* spec, int64_t n, int64_t k) {
+    absl::StatusOr<Plan> plan = PlanKernels(H200GemmRequest(spec, n, k));
+    EXPECT_TRUE(plan.ok()) << plan.status();
+    return plan.ok() ? DecodeRangeEntry(*plan, 1).config.text : "";
+  };
+  for (const char* spec :
+       {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16",
+        "weight=e4m3,group=128,scale=fp16,act=fp16,out=fp16"}) {
+    SCOPED_TRACE(spec);
+    // K 8192-16384, 124-132 blocks.
+    for (const auto& [n, k] : {std::pair<int64_t, int64_t>{4096, 8192},
+                               {4096, 14336},
+                               {4096, 16384},
+                               {3968, 14336},
+                               {4224, 14336}}) {
+      EXPECT_EQ(at_16(spec, n, k), kTile) << n << "x" << k;
+    }
+    // Fewer blocks (3584: 112, measured slower; 3840: 120), more than the
+    // SMs (4256: 133), K outside (7168, 17408; 4096 keeps v20's 16x16x512).
+    for (const auto& [n, k] : {std::pair<int64_t, int64_t>{3584, 14336},
+                               {3840, 14336},
+                               {4256, 14336},
+                               {4096, 7168},
+                               {4096, 17408},
+                               {4096, 4096}}) {
+      EXPECT_EQ(at_16(spec, n, k).find("16x32x1024"), std::string::npos)
+          << n << "x" << k;
+    }
+  }
+  // bf16 activations (measured slower): not.
+  EXPECT_EQ(
+      at_16("weight=uint8,group=128,scale=bf16,act=bf16,out=bf16", 4096, 14336)
+          .find("16x32x1024"),
+      std::string::npos);
 }
 
 }  // namespace

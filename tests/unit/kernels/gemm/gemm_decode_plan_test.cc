@@ -299,16 +299,18 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
        {1, 1, 4, 5}},
       // 8-bit weights with fp16 activations at 8 tokens: 16-row k-split
       // blocks past K = 4096, two per SM on N = 4096 and four per SM on N =
-      // 8192 (planner v21); at 16 and 32 tokens 64-row blocks three per SM
-      // in 6 splits (v52).
+      // 8192 (planner v21); at 16 tokens 32-row k-split blocks of sixteen
+      // warps, unsplit (v59); at 32 64-row blocks three per SM in 6 splits
+      // (v52).
       {"weight=e4m3,group=128,scale=fp16,act=fp16,out=fp16",
        4096,
        14336,
        {"tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8",
-        "tile=16x64x128,warps=1x4,stages=4,mma=wgmma,blocks=3",
+        "tile=16x32x1024,warps=1x16,stages=3,mma=wgmma,ksplit=8,blocks=1,"
+        "early=1",
         "tile=32x64x128,warps=1x4,stages=4,mma=wgmma,blocks=3",
         "tile=64x128x64,warps=1x8,stages=6,mma=wgmma,scales=pre"},
-       {1, 6, 6, 8}},
+       {1, 1, 6, 8}},
       {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16",
        8192,
        8192,

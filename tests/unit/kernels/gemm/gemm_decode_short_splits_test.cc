@@ -356,9 +356,13 @@ TEST(GemmDecodeShortSplitsTest, EightBitLongSplitHalvesPlannedWhereMeasured) {
       const std::string text =
           range == 1 ? "tile=16x64x128,warps=1x4,stages=4,mma=wgmma,blocks=3"
                      : "tile=32x64x128,warps=1x4,stages=4,mma=wgmma,blocks=3";
-      EXPECT_EQ(Planned(spec, 4096, 14336, range),
-                std::make_pair(text, int64_t{6}))
-          << spec;
+      // (4096 x 14336 at 16 tokens: unsplit k-split blocks since planner
+      // v59, GemmDecodeKSplitTest.EightBitLongKSixteenWarpBlocksWhereMeasured.)
+      if (range == 2) {
+        EXPECT_EQ(Planned(spec, 4096, 14336, range),
+                  std::make_pair(text, int64_t{6}))
+            << spec;
+      }
       EXPECT_EQ(Planned(spec, 4096, 11008, range),
                 std::make_pair(text, int64_t{6}))
           << spec;

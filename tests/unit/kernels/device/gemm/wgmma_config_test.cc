@@ -331,8 +331,9 @@ TEST(WgmmaConfigTest, KSplitTilesTakeCompileTimeKTilesWhereMeasuredFaster) {
 }
 
 // Where a compile-time K fits the ring and its scales one chunk, a tile with
-// early=N copies all of K in the prologue (kAhead = its k-tiles); every other
-// tile keeps the ring's lead (bench/decode-notes.md v106).
+// early=N copies all of K in the prologue (kAhead = its k-tiles), at 16
+// tokens where it was measured; every other tile keeps the ring's lead
+// (bench/decode-notes.md v106).
 TEST(WgmmaConfigTest, PrologueCopiesAllOfKOnlyWhereTheRingHoldsIt) {
   using W4 = hd::GemmFormat<CK::kUint, 4, 0, 0, SL::kGroup, 1, 128, ST::kFp16,
                             ZK::kNone, SK::kNone, ST::kFp16, ST::kFp16, false>;
@@ -371,10 +372,17 @@ TEST(WgmmaConfigTest, PrologueCopiesAllOfKOnlyWhereTheRingHoldsIt) {
       1024>;
   EXPECT_FALSE(Split::kCompileTimeKTiles);
   EXPECT_FALSE(Split::kWholeKInRing);
-  // The chunk buffers keep the ring lead's size either way (the host sizes
-  // the launch by it: kernels/gemm_config.cc).
-  EXPECT_EQ(Whole::kChunkBytes, AllEarly::kChunkBytes);
-  EXPECT_EQ(Whole::kSharedBytes, AllEarly::kSharedBytes);
+  // 8 tokens: the 8-bit three-stage k-split tile over three k-tiles with
+  // early=1 (4096 x 3072, planned from M = 6) fits its ring too, but was
+  // not measured so: the lead.
+  using W8 = hd::GemmFormat<CK::kUint, 8, 0, 0, SL::kGroup, 1, 128, ST::kFp16,
+                            ZK::kNone, SK::kNone, ST::kFp16, ST::kFp16, false>;
+  using EightTokens = hd::WgmmaConfig<
+      W8, hd::WgmmaTile<8, 16, 1024, 2, 3, false, false, false, 8, 2, 1>, 4096,
+      3072>;
+  EXPECT_TRUE(EightTokens::kCompileTimeKTiles);
+  EXPECT_FALSE(EightTokens::kWholeKInRing);
+  EXPECT_EQ(EightTokens::kAhead, 2);
 }
 
 TEST(WgmmaConfigTest, ChunkWindowsHoldEveryElementTheirTilesRead) {
