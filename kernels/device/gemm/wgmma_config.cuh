@@ -309,8 +309,6 @@ struct WgmmaConfig : GemmScaleTiling<Format_, kN_, kK_> {
   static constexpr bool kCompileTimeKTiles =
       kWarpSplitK > 1 && kTokens <= 16 &&
       !(kTokens == 8 && kKTiles < 8 && (kBits <= 4 || Tile::kEarlyTiles == 0));
-  // Scale / zero-point chunks (wgmma_scale_chunk_tiles): one buffer is the
-  // kBlockN rows' scale windows, then their zero-point windows.
   // How far the ring's copies run ahead of the tile computed: what slot
   // reuse allows (wgmma_ring_lead). The host sizes the scale chunks by it
   // (kernels/gemm_config.cc), so they follow it here too.
@@ -321,6 +319,8 @@ struct WgmmaConfig : GemmScaleTiling<Format_, kN_, kK_> {
                         kWarpSplitK, Tile::kBulkWeights);
   static constexpr bool kLongScaleChunks = wgmma_long_scale_chunks(
       kSliceRings, Tile::kBlocksPerSm, Tile::kBlockN, kBits, Tile::kStages);
+  // Scale / zero-point chunks (wgmma_scale_chunk_tiles): one buffer is the
+  // kBlockN rows' scale windows, then their zero-point windows.
   static constexpr int kChunkTiles = wgmma_scale_chunk_tiles(
       kRingLead, kScaleEntries, kScaleElementBytes, kLongScaleChunks);
   // A compile-time K of more k-tiles than the lead but no more than
@@ -342,7 +342,7 @@ struct WgmmaConfig : GemmScaleTiling<Format_, kN_, kK_> {
   static constexpr int kAhead = kWholeKInRing ? kKTiles : kRingLead;
   // Prologue tiles whose weights go before the grid-dependency wait.
   static_assert(Tile::kEarlyTiles >= 0 && Tile::kEarlyTiles < kAhead,
-                "early=N takes 1 <= N < the ring's lead (0: all of it)");
+                "early=N takes 1 <= N < the prologue's tiles (0: all)");
   static constexpr int kEarlyTiles =
       Tile::kEarlyTiles > 0 ? Tile::kEarlyTiles : kAhead;
   static constexpr int kScaleWindowWords =
