@@ -157,8 +157,8 @@ std::optional<GemmTileConfig> KSplitCandidate(int tokens, int warps,
 }
 
 // The k-split slices of whole warpgroups at 16 and 32 tokens, unsplit, or
-// nullopt where planner v57's rule does not take the spec and shape (or the
-// ring does not fit smem_limit). KSplitWarpTile tries it first.
+// nullopt where planner v57's and v60's rules do not take the spec and shape
+// (or the ring does not fit smem_limit). KSplitWarpTile tries it first.
 std::optional<GemmTileConfig> WarpgroupSliceTile(int tokens,
                                                  const QuantSpec& spec,
                                                  const LayerShape& shape,
@@ -185,8 +185,21 @@ std::optional<GemmTileConfig> WarpgroupSliceTile(int tokens,
   // pass unmeasured), fp16 / bf16 activations (the only 16-bit ones; kept
   // explicit for the 8-bit activations KERNELS.md plans), K from 8192 to
   // 14336 (16 tokens) or 28672 (32 tokens).
+  // Planner v60 (sweeps ef-eh, decode-notes v108): the same tile where N /
+  // 64 fills 6/11 (72 of 132, the least measured) to under 15/16 of the SMs
+  // and K <= 8192,
+  // from K = 2048 (16 tokens) or 3072 (32 tokens), against the split tiles
+  // those layers ran: 6144 x 4096 (96 blocks) M = 9-16 fp16 5.86-5.93 us
+  // against 6.51-6.67, bf16 6.16-6.21 against 6.81-7.00, groups of 64
+  // 0.885x, M = 24-32 fp16 0.93-0.94x, bf16 0.97x; 7168 x 4096 (112) M = 16
+  // 0.81-0.82x, M = 32 0.82-0.84x; 5120 x 4096 (80) 0.92x at 16 tokens
+  // (fp16 and bf16), 0.90x at 32; 4608 x 4096 (72) 0.91 / 0.96x; 6144 x
+  // 8192 0.94-0.95 / 0.92x; 6144 x 3072 0.82-0.83 / 0.89x; 6144 x 2048 M =
+  // 16 0.69x. Past K = 8192 the short fill lost (6144 x 14336 M = 16 16.04
+  // against 15.07), and a split form (the tile in two splits on 4096 x
+  // 14336 and 4096², patches/v108-ksplit-split-k.patch) did not pay.
   const int64_t blocks = shape.n / 64;
-  const int64_t k_limit = tokens == 16 ? 14336 : 28672;
+  const int64_t sms = sm_count;
   const bool measured_groups =
       spec.granularity == ScaleGranularity::kGroup &&
       (spec.group_size == 128 || spec.group_size == 64);
@@ -194,11 +207,15 @@ std::optional<GemmTileConfig> WarpgroupSliceTile(int tokens,
       !measured_groups ||
       (spec.activation_type != DataType::kFp16 &&
        spec.activation_type != DataType::kBf16) ||
-      shape.n % 64 != 0 || blocks > sm_count ||
-      16 * blocks < 15 * int64_t{sm_count} || shape.k < 8192 ||
-      shape.k > k_limit) {
+      shape.n % 64 != 0 || blocks > sms || 11 * blocks < 6 * sms) {
     return std::nullopt;
   }
+  const bool fills_a_wave = 16 * blocks >= 15 * sms;
+  const bool long_k =
+      shape.k >= 8192 && shape.k <= (tokens == 16 ? 14336 : 28672);
+  const bool short_k =
+      shape.k >= (tokens == 16 ? 2048 : 3072) && shape.k <= 8192;
+  if (!(fills_a_wave ? long_k : short_k)) return std::nullopt;
   return KSplitCandidate(tokens, 16, 64, 512, 4, /*blocks_per_sm=*/1,
                          std::min(kOneBlockSharedBytes, smem_limit), spec,
                          shape);

@@ -147,9 +147,12 @@ TEST(GemmDecodeKSplitTest, KSplitWarpsFillTheMachineUnsplit) {
       // 400 16-row blocks: more than three per SM.
       {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16", 6400, 4096,
        "tile=8x32x512,warps=1x8,stages=4,mma=wgmma,ksplit=4", ""},
-      // 176 32-row blocks: exactly 2/3 of the wave.
+      // 176 32-row blocks: exactly 2/3 of the wave. At 16 (and 32) tokens
+      // warpgroup k-slices over 88 64-row blocks since planner v60.
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 5632, 4096,
-       "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4", ""},
+       "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4",
+       "tile=16x64x512,warps=1x16,stages=4,mma=wgmma,ksplit=4,blocks=1,"
+       "early=1"},
       // 4-bit 32-row blocks up to K = 8192 (v20); at 16 tokens warpgroup
       // k-slices (v57).
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 8192, 8192,
@@ -257,11 +260,13 @@ TEST(GemmDecodeKSplitTest, KSplitWarpsFillTheMachineUnsplit) {
       EXPECT_NE(stub->source.find(tail), std::string::npos) << stub->source;
     }
     // 32 tokens and up keep their tiles, but for warpgroup k-slices at 32
-    // (planner v57; WarpgroupSlicesTakeOneWaveOfSixtyFourRowBlocks).
+    // (planners v57 and v60; WarpgroupSlicesTakeOneWaveOfSixtyFourRowBlocks,
+    // WarpgroupSlicesOnShortKFromSixEleventhsOfTheSms).
     for (int i = 2; i < 4; ++i) {
       const PlanEntry entry = DecodeRangeEntry(*plan, i);
       const bool slices =
-          i == 2 && c.n == 8192 && c.k == 8192 &&
+          i == 2 &&
+          ((c.n == 8192 && c.k == 8192) || (c.n == 5632 && c.k == 4096)) &&
           std::string(c.spec).find("uint4,group=128,") != std::string::npos;
       EXPECT_EQ(entry.config.text.find("ksplit") != std::string::npos, slices)
           << entry.config.text;
@@ -319,12 +324,15 @@ TEST(GemmDecodeKSplitTest, KSplitWarpsFillTheMachineUnsplit) {
       {"weight=uint5,group=128,scale=fp16", 4096, 4096, "", ""},
       {"weight=uint4,group=16,scale=fp16", 4096, 4096, "", ""},
       {"weight=uint6,group=128,scale=fp16", 4096, 4096, "", ""},
-      // 160 32-row blocks: less than 2/3 of the wave.
-      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 5120, 4096, "",
+      // 160 32-row blocks: less than 2/3 of the wave (in groups of 32: in
+      // groups of 128 and 64 planner v60's warpgroup k-slices take its 80
+      // 64-row blocks at 16 and 32 tokens).
+      {"weight=uint4,group=32,scale=fp16,act=fp16,out=fp16", 5120, 4096, "",
        ""},
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 2048, 4096, "",
        ""},
-      // 86 and 134 32-row blocks: under 2/3 of the SMs, more than all.
+      // 86 and 134 32-row blocks: under 2/3 of the SMs, more than all (and
+      // 67 64-row blocks, under the 6/11 of the SMs planner v60 measured).
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 2752, 4096, "",
        ""},
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 4288, 4096, "",
@@ -380,10 +388,14 @@ TEST(GemmDecodeKSplitTest, WarpgroupSlicesTakeOneWaveOfSixtyFourRowBlocks) {
       {kFp16, 8192, 29184, false, false},
       {kFp16, 8192, 7680, false, false},
       {kFp16, 8192, 4096, false, false},
-      // 124 blocks fill 15/16 of 132 SMs (123.75), 123 do not; 132 is a
-      // wave, 133 more.
+      // 124 blocks fill 15/16 of 132 SMs (123.75), 123 do not, so past K =
+      // 8192 123 keep their tiles; up to 8192 planner v60 takes them
+      // (WarpgroupSlicesOnShortKFromSixEleventhsOfTheSms); 132 is a wave,
+      // 133 more.
       {kFp16, 7936, 8192, true, true},
-      {kFp16, 7872, 8192, false, false},
+      {kFp16, 7936, 14336, true, true},
+      {kFp16, 7872, 14336, false, false},
+      {kFp16, 7872, 8192, true, true},
       {kFp16, 8448, 8192, true, true},
       {kFp16, 8512, 8192, false, false},
       // Only the specs measured: groups of 128 and 64.
@@ -462,6 +474,66 @@ TEST(GemmDecodeKSplitTest, WarpgroupSlicesTakeOneWaveOfSixtyFourRowBlocks) {
       "tile=32x64x512,warps=1x16,stages=4,mma=wgmma,ksplit=4,blocks=1");
   ASSERT_TRUE(four.ok()) << four.status();
   EXPECT_TRUE(ValidateGemmTile(*four, 8192, 8192).ok());
+}
+
+// Planner v60 (sweeps ef-eh): the same warpgroup k-slices, unsplit, where N /
+// 64 fills 6/11 (72 blocks on 132 SMs, the least measured) to under 15/16 of
+// the SMs and K <= 8192, from K = 2048 at 16 tokens and 3072 at 32; past K =
+// 8192 such layers keep their split tiles (6144 x 14336 lost), and a wave's
+// fill keeps v57's K range.
+TEST(GemmDecodeKSplitTest, WarpgroupSlicesOnShortKFromSixEleventhsOfTheSms) {
+  const char* kFp16 = "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16";
+  const char* kBf16 = "weight=uint4,group=128,scale=bf16,act=bf16,out=bf16";
+  struct Case {
+    const char* spec;
+    int64_t n, k;
+    bool at_16, at_32;
+  };
+  const Case cases[] = {
+      {kFp16, 6144, 4096, true, true},
+      {kBf16, 6144, 4096, true, true},
+      {"weight=uint4,group=64,scale=fp16,act=fp16,out=fp16", 6144, 4096, true,
+       true},
+      // 72 blocks are 6/11 of 132 SMs, 71 fewer; 123 under 15/16, 124 a
+      // wave's fill, which takes K >= 8192 only.
+      {kFp16, 4608, 4096, true, true},
+      {kFp16, 4544, 4096, false, false},
+      {kBf16, 7872, 4096, true, true},
+      {kFp16, 7936, 4096, false, false},
+      // K from 2048 (16 tokens) or 3072 (32) to 8192.
+      {kFp16, 6144, 2048, true, false},
+      {kFp16, 6144, 1536, false, false},
+      {kFp16, 6144, 3072, true, true},
+      {kFp16, 6144, 8192, true, true},
+      {kFp16, 6144, 8704, false, false},
+      {kFp16, 6144, 14336, false, false},
+      // Only the specs v57 measured the slices with.
+      {"weight=uint4,group=32,scale=fp16,act=fp16,out=fp16", 6144, 4096, false,
+       false},
+      {"weight=uint4,group=128,scale=fp16,zero=int,act=fp16,out=fp16", 6144,
+       4096, false, false},
+      {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16", 6144, 4096, false,
+       false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(::testing::Message()
+                 << c.spec << " N=" << c.n << " K=" << c.k);
+    absl::StatusOr<Plan> plan = PlanKernels(H200GemmRequest(c.spec, c.n, c.k));
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    for (const int range : {1, 2}) {
+      const bool expected = range == 1 ? c.at_16 : c.at_32;
+      const PlanEntry entry = DecodeRangeEntry(*plan, range);
+      const std::string slices = absl::StrCat(
+          "tile=", range == 1 ? 16 : 32,
+          "x64x512,warps=1x16,stages=4,mma=wgmma,ksplit=4,blocks=1,early=1");
+      EXPECT_EQ(entry.config.text == slices, expected)
+          << range << ": " << entry.config.text;
+      if (!expected) continue;
+      EXPECT_EQ(entry.launch.grid_y, c.n / 64);
+      EXPECT_EQ(entry.launch.grid_z, 1);
+      EXPECT_EQ(entry.launch.workspace_bytes_per_m_block, 0);
+    }
+  }
 }
 
 // Planner v59 (sweeps ed, ee): 8-bit weights at 16 tokens with fp16

@@ -16,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "gemm/wgmma_config.cuh"
 #include "gtest/gtest.h"
 #include "kernels/gemm_config.h"
 #include "kernels/launch_abi.h"
@@ -69,9 +70,17 @@ TEST(GemmDecodePlanTest, HopperDecodeRangesAreWgmmaAndFillTheMachine) {
         // runs at least two tiles ahead; 256-column k-tiles (twice the
         // bytes per stage) keep >= 2 per split and run one ahead.
         const int64_t blocks = entry.launch.grid_y * entry.launch.grid_z;
-        // (And k-split warps' tiles of 512-1024 columns.)
+        // (And k-split warps' tiles of 512-1024 columns.) The one measured
+        // exception: warpgroup slices unsplit where N / 64 fills more than
+        // half of the SMs (planner v60: 6144 x 4096's 96 blocks ran
+        // 0.89-0.94x the split tiles that filled them).
         const bool wide_k = tile->block_k >= 256;
-        EXPECT_GE(blocks, 0.8 * 132) << entry.config.text;
+        const bool short_fill_slices =
+            device::wgmma_warpgroup_slices(tile->block_m, tile->block_n,
+                                           tile->warp_split_k) &&
+            entry.launch.grid_z == 1 && k <= 8192;
+        EXPECT_GE(blocks, (short_fill_slices ? 0.5 : 0.8) * 132)
+            << entry.config.text;
         EXPECT_GE(k / tile->block_k / entry.launch.grid_z, wide_k ? 2 : 4);
         EXPECT_GE(tile->stages, wide_k ? 3 : 4);
         EXPECT_LE(entry.launch.dynamic_shared_memory, 227 * 1024);
@@ -199,16 +208,19 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
        {1, 8, 8, 8}},
       // 8 tokens: k-split warps over 32-row blocks (192, unsplit; planner
-      // v19); 16 and 32 tokens: splits of 3.2 256-column k-tiles are too
-      // short; 64-row blocks three per SM (planner v46).
+      // v19); 16 and 32 tokens: warpgroup k-slices over 96 64-row blocks,
+      // unsplit (planner v60; before it 64-row blocks three per SM in 4
+      // splits, planner v46).
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
        6144,
        4096,
        {"tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4,early=1",
-        "tile=16x64x256,warps=1x4,stages=4,mma=wgmma,blocks=3",
-        "tile=32x64x128,warps=1x4,stages=4,mma=wgmma,blocks=3",
+        "tile=16x64x512,warps=1x16,stages=4,mma=wgmma,ksplit=4,blocks=1,early="
+        "1",
+        "tile=32x64x512,warps=1x16,stages=4,mma=wgmma,ksplit=4,blocks=1,early="
+        "1",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
-       {1, 4, 4, 5}},
+       {1, 1, 1, 5}},
       // 224 128-row blocks need no split up to 32 tokens (256-column
       // k-tiles).
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
@@ -503,6 +515,18 @@ TEST(GemmDecodePlanTest, GroupsOf32And64TakeTheGroup128Rules) {
           layer.n, layer.k);
       ASSERT_EQ(fine.entries.size(), coarse.entries.size());
       for (int i = layer.first_entry; i < 3; ++i) {
+        // Except the warpgroup k-slices that planner v60 gives N = 6208 and
+        // 5120 x 4096 at 16 and 32 tokens: measured in groups of 128 and 64,
+        // not 32 (whose scales fold every two k16 steps).
+        const bool slices =
+            coarse.entries[i].config.text.find(",ksplit=4,blocks=1") !=
+                std::string::npos &&
+            coarse.entries[i].config.text.find("x64x512,warps=1x16") !=
+                std::string::npos;
+        if (slices && group == 32) {
+          EXPECT_NE(fine.entries[i].config.text, coarse.entries[i].config.text);
+          continue;
+        }
         EXPECT_EQ(fine.entries[i].config.text, coarse.entries[i].config.text);
         EXPECT_EQ(fine.entries[i].launch.grid_z,
                   coarse.entries[i].launch.grid_z);

@@ -10,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
 #include "kernels/codegen.h"
 #include "kernels/gemm_config.h"
@@ -210,7 +211,8 @@ TEST(GemmDecodePlanTest, FourBlocksPerSmTilesFitFourAndTheStubSaysSo) {
 // keep theirs, and those whose K takes 256-column k-tiles in long splits
 // take those (planner v18: 8192 x 8192, 4096 x 14336; here K = 7808 and
 // 14208, not multiples of 256, keep three per SM). 6144 x 4096 takes the
-// 64-row half of that tile three per SM in half the splits (planner v46).
+// 64-row half of that tile three per SM in half the splits (planner v46) in
+// groups of 32; in groups of 128 and 64 planner v60's warpgroup k-slices.
 TEST(GemmDecodePlanTest, ThreeBlocksPerSmTilesFitThreeAndTheStubSaysSo) {
   struct Layer {
     int64_t n, k, splits;
@@ -229,9 +231,15 @@ TEST(GemmDecodePlanTest, ThreeBlocksPerSmTilesFitThreeAndTheStubSaysSo) {
        {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
         "weight=uint4,group=128,scale=bf16,act=bf16,out=bf16"}) {
     for (const Layer& layer : three_per_sm) {
+      // The half tile's layer in groups of 32.
+      const std::string layer_spec =
+          layer.n == 6144
+              ? absl::StrReplaceAll(spec, {{"group=128", "group=32"}})
+              : std::string(spec);
       SCOPED_TRACE(::testing::Message()
-                   << spec << " N=" << layer.n << " K=" << layer.k);
-      const KernelRequest request = DecodeRequest(spec, layer.n, layer.k);
+                   << layer_spec << " N=" << layer.n << " K=" << layer.k);
+      const KernelRequest request =
+          DecodeRequest(layer_spec.c_str(), layer.n, layer.k);
       absl::StatusOr<Plan> plan = PlanKernels(request);
       ASSERT_TRUE(plan.ok()) << plan.status();
       const PlanEntry& entry = DecodeRangeEntry(*plan, 1);
@@ -374,10 +382,12 @@ TEST(GemmDecodePlanTest, K256TilesOnSmallLayersFitOneWave) {
   absl::StatusOr<Plan> w4_6144 = PlanKernels(DecodeRequest(
       "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 6144, 4096));
   ASSERT_TRUE(w4_6144.ok()) << w4_6144.status();
-  // Its 16-token tile is planner v46's 64-row half, not this rule's 128-row
-  // 256-column tile three per SM (which lost there: 10.5 against 7.7 µs).
+  // Its 16-token tile is not this rule's 128-row 256-column tile three per
+  // SM (which lost there: 10.5 against 7.7 µs) but planner v60's warpgroup
+  // k-slices (before it v46's 64-row half).
   EXPECT_EQ(DecodeRangeEntry(*w4_6144, 1).config.text,
-            "tile=16x64x256,warps=1x4,stages=4,mma=wgmma,blocks=3");
+            "tile=16x64x512,warps=1x16,stages=4,mma=wgmma,ksplit=4,blocks=1,"
+            "early=1");
 }
 
 // Planner v16: at 8 tokens, 256-column k-tiles four stages deep, two per

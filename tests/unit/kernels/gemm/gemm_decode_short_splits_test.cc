@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
 #include "kernels/gemm_config.h"
 #include "kernels/planner.h"
@@ -169,15 +170,22 @@ TEST(GemmDecodeShortSplitsTest, TheRuleHoldsAtItsEdges) {
 }
 
 // Planner v46: 6144 x 4096 at 16 tokens (three per SM, 8 splits) and at 32
-// tokens (two per SM, 5 splits) takes the 64-row halves three per SM.
+// tokens (two per SM, 5 splits) takes the 64-row halves three per SM; since
+// planner v60 in groups of 32 only (groups of 128 and 64 take warpgroup
+// k-slices there, GemmDecodeKSplitTest).
 TEST(GemmDecodeShortSplitsTest, ThreePerSmHalvesPlannedWhereMeasured) {
-  for (const char* spec : {kFp16, kBf16}) {
-    EXPECT_EQ(Planned(spec, 6144, 4096, 1),
+  for (const char* spec_128 : {kFp16, kBf16}) {
+    EXPECT_EQ(Planned(spec_128, 6144, 4096, 1).first,
+              "tile=16x64x512,warps=1x16,stages=4,mma=wgmma,ksplit=4,blocks=1,"
+              "early=1");
+    const std::string spec =
+        absl::StrReplaceAll(spec_128, {{"group=128", "group=32"}});
+    EXPECT_EQ(Planned(spec.c_str(), 6144, 4096, 1),
               std::make_pair(std::string("tile=16x64x256,warps=1x4,stages=4,"
                                          "mma=wgmma,blocks=3"),
                              int64_t{4}))
         << spec;
-    EXPECT_EQ(Planned(spec, 6144, 4096, 2),
+    EXPECT_EQ(Planned(spec.c_str(), 6144, 4096, 2),
               std::make_pair(std::string("tile=32x64x128,warps=1x4,stages=4,"
                                          "mma=wgmma,blocks=3"),
                              int64_t{4}))
