@@ -115,22 +115,6 @@ namespace {
 // 4096 x 14336 1.04-1.06x); without early=1 it ran 2.5% slower (ed).
 // Measured with uint8 and e4m3 in groups of 128 (fp16 scales); the other
 // 8-bit specs take it as they take the v20 / v23 16-token rules.
-// The 4-bit specs the 16-token sixteen-warp rule (planner v24) and the
-// long-K rule (v55, v56) were measured with: uint4 in groups of 128 with 16-bit
-// scales, no zero points or second scale, and groups of 32 and 64, which
-// take the group-128 rules (planners v35 / v36).
-bool IsMeasuredFourBitGroupSpec(const QuantSpec& spec) {
-  const bool group_rules = (spec.granularity == ScaleGranularity::kGroup &&
-                            spec.group_size == 128) ||
-                           HasGroupRulesFineScales(spec);
-  return spec.weight.kind == WeightKind::kUint && spec.weight.bits == 4 &&
-         group_rules &&
-         (spec.scale_type == DataType::kFp16 ||
-          spec.scale_type == DataType::kBf16) &&
-         spec.zero_point == ZeroPointKind::kNone &&
-         spec.secondary_scale == SecondaryScale::kNone;
-}
-
 // An unsplit k-split warp candidate of `warps` warps (BN = 16 * warps /
 // S), if its shared memory fits shared_budget and the tile fits the layer.
 std::optional<GemmTileConfig> KSplitCandidate(int tokens, int warps,
@@ -186,18 +170,23 @@ std::optional<GemmTileConfig> WarpgroupSliceTile(int tokens,
   // explicit for the 8-bit activations KERNELS.md plans), K from 8192 to
   // 14336 (16 tokens) or 28672 (32 tokens).
   // Planner v60 (sweeps ef-eh, decode-notes v108): the same tile where N /
-  // 64 fills 6/11 (72 of 132, the least measured) to under 15/16 of the SMs
-  // and K <= 8192,
-  // from K = 2048 (16 tokens) or 3072 (32 tokens), against the split tiles
-  // those layers ran: 6144 x 4096 (96 blocks) M = 9-16 fp16 5.86-5.93 us
-  // against 6.51-6.67, bf16 6.16-6.21 against 6.81-7.00, groups of 64
-  // 0.885x, M = 24-32 fp16 0.93-0.94x, bf16 0.97x; 7168 x 4096 (112) M = 16
-  // 0.81-0.82x, M = 32 0.82-0.84x; 5120 x 4096 (80) 0.92x at 16 tokens
-  // (fp16 and bf16), 0.90x at 32; 4608 x 4096 (72) 0.91 / 0.96x; 6144 x
-  // 8192 0.94-0.95 / 0.92x; 6144 x 3072 0.82-0.83 / 0.89x; 6144 x 2048 M =
-  // 16 0.69x. Past K = 8192 the short fill lost (6144 x 14336 M = 16 16.04
+  // 64 fills 6/11 (72 of 132) to under 15/16 of the SMs and K <= 8192, from
+  // K = 2048 (16 tokens) or 3072 (32 tokens), against the split tiles those
+  // layers ran: 6144 x 4096 (96 blocks) M = 9-16 fp16 5.86-5.93 us against
+  // 6.51-6.67, bf16 6.16-6.21 against 6.81-7.00, groups of 64 0.885x, M =
+  // 24-32 fp16 0.93-0.94x, bf16 0.97x; 7168 x 4096 (112) M = 16 0.81-0.82x,
+  // M = 32 0.82-0.84x; 5120 x 4096 (80) 0.92x at 16 tokens (fp16, bf16),
+  // 0.90x at 32 (fp16); 4608 x 4096 (72) 0.91 / 0.96x (fp16); 6144 x 8192
+  // 0.93-0.95 / 0.92x; 6144 x 3072 0.82-0.83 / 0.89x; 6144 x 2048 M = 16
+  // 0.69x. Past K = 8192 the short fill lost (6144 x 14336 M = 16 16.04
   // against 15.07), and a split form (the tile in two splits on 4096 x
-  // 14336 and 4096², patches/v108-ksplit-split-k.patch) did not pay.
+  // 14336 and 4096², patches/v108-ksplit-split-k.patch, v108b) did not pay.
+  // Unmeasured and taken by interpolation: bf16 at 32 tokens under 96
+  // blocks, the fill edges at K other than 4096, N not a multiple of 128
+  // (e.g. 6208, 7872); unmeasured and left out: a full wave's fill below K =
+  // 8192 (v57's K range holds there: 7936 / 8192 x 4096 keep their tiles).
+  // All of it on 132 SMs: the bounds are the measured fills, so other SM
+  // counts get the same fractions unmeasured.
   const int64_t blocks = shape.n / 64;
   const int64_t sms = sm_count;
   const bool measured_groups =

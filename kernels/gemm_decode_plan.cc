@@ -694,8 +694,9 @@ absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
     } else if (std::optional<SplitTile> three_per_sm =
                    ThreePerSmHalfTile(chosen.tile, chosen.splits, spec, shape,
                                       sm_count, smem_limit)) {
-      // 6144 x 4096 at 16 and 32 tokens, and other layers whose 16- or
-      // 32-token tile is one of these two in short splits (planners v46-v48).
+      // Layers whose 16- or 32-token tile is one of these two in short
+      // splits (planners v46-v48: measured on 6144 x 4096, where since v60
+      // 4-bit groups of 128 and 64 take warpgroup k-slices instead).
       chosen.tile = three_per_sm->tile;
       chosen.splits = three_per_sm->splits;
     } else if (std::optional<SplitTile> prescaled_half =
@@ -720,8 +721,11 @@ absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
     }
     // Only a client that passes the k-major copy as GemmArgs::scales can
     // launch it.
-    chosen.tile.k_major_scales = launch_abi >= kLaunchAbiKMajorScales &&
-                                 KMajorScalesWin(chosen.tile, spec, shape);
+    chosen.tile.k_major_scales =
+        launch_abi >= kLaunchAbiKMajorScales &&
+        (KMajorScalesWin(chosen.tile, spec, shape) ||
+         KMajorScalesOnLongSplitsWin(chosen.tile, chosen.splits, spec, shape,
+                                     sm_count));
     // The weights' copy path (kernels/gemm_decode_tile_options.h): bulk
     // copies any client can launch; warp-run slots only one that reads
     // copy=warprun texts.

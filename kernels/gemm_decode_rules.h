@@ -1,9 +1,9 @@
 #pragma once
 
 // What the Hopper decode planner's rules share (gemm_decode_plan.cc,
-// gemm_decode_ksplit.cc): the per-block shared-memory budgets the sweeps
-// planned with at one to four blocks per SM, and the spec classes their
-// measurements distinguish.
+// gemm_decode_ksplit.cc, gemm_decode_tile_options.cc): the per-block
+// shared-memory budgets the sweeps planned with at one to four blocks per SM,
+// and the spec classes their measurements distinguish.
 
 #include <algorithm>
 #include <optional>
@@ -45,6 +45,23 @@ inline bool HasGroupRulesFineScales(const QuantSpec& spec) {
   return spec.granularity == ScaleGranularity::kGroup &&
          (spec.group_size == 32 || spec.group_size == 64) &&
          spec.weight.bits <= 4;
+}
+
+// The 4-bit specs the 16-token sixteen-warp rule (planner v24), the long-K
+// rule (v55, v56) and the warpgroup k-slices (v57, v60) were measured with:
+// uint4 in groups of 128 with 16-bit scales, no zero points or second scale,
+// and groups of 32 and 64, which take the group-128 rules (planners v35 /
+// v36).
+inline bool IsMeasuredFourBitGroupSpec(const QuantSpec& spec) {
+  const bool group_rules = (spec.granularity == ScaleGranularity::kGroup &&
+                            spec.group_size == 128) ||
+                           HasGroupRulesFineScales(spec);
+  return spec.weight.kind == WeightKind::kUint && spec.weight.bits == 4 &&
+         group_rules &&
+         (spec.scale_type == DataType::kFp16 ||
+          spec.scale_type == DataType::kBf16) &&
+         spec.zero_point == ZeroPointKind::kNone &&
+         spec.secondary_scale == SecondaryScale::kNone;
 }
 
 // Fine scales that no decode sweep ran with the tiles of coarse ones, which

@@ -52,8 +52,11 @@ std::optional<SplitTile> EightBitLongSplitHalfTile(
     const LayerShape& shape, int sm_count, int smem_limit);
 
 // Planners v46-v48: the 128-row tiles of 128-column k-tiles that 6144 x
-// 4096 runs at 16 tokens (three per SM, an even split count) and 32 tokens
-// (two per SM, an odd split count, which ShortSplitHalfTile leaves) give
+// 4096 ran at 16 tokens (three per SM, an even split count) and 32 tokens
+// (two per SM, an odd split count, which ShortSplitHalfTile leaves; since
+// planner v60 4-bit groups of 128 and 64 take warpgroup k-slices there
+// first, so these tiles reach the rule on that layer in groups of 32, with
+// 8-bit weights at 32 tokens, and on narrower layers such as 3584 x 6144) give
 // way to their 64-row halves three per SM in fewer splits, which write half
 // the partials per block and fewer in all. Nothing where the rule does not
 // apply or the half tile does not fit three per SM. Any client can launch it (a

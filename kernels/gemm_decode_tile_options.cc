@@ -182,6 +182,46 @@ bool BulkWeightsWin(const GemmTileConfig& tile, int64_t splits,
 // (7-8 k-tiles; 7 unmeasured). Measured with uint4 in groups of 128; the
 // other 4-bit specs on the same tile (zero points, int4, other groups)
 // extrapolate, as early=N's rules do.
+// Planner v61 (sweeps el, em, twice each; decode-notes v108): k-major
+// scales against the same tile and splits, uint4 in groups of 128. The
+// 128-row 256-column tiles on long splits: 28672 x 8192 unsplit (32
+// k-tiles) 16x128x256 s4 M = 16 fp16 32.57-33.12 us against 33.09-33.65, bf16
+// 35.97-36.18 against 36.44-36.95 (0.98-0.99x; M = 12 alike), 32x128x256 s3
+// M = 32 0.986-0.991x; 8192 x 28672 in 4 splits of 28 0.986-0.99x at M = 16.
+// The 32-token warpgroup k-slices: 8192 x 28672 (56 k-tiles) fp16 39.75-39.78
+// against 40.69-40.78, bf16 0.98x; 8192 x 8192 (16) fp16 0.98x, bf16
+// 0.99-1.0x. Short splits lost or tied: 4096 x 14336 in 8 splits of 7
+// k-tiles 1.00-1.015x (16 and 32 tokens), the slices over 8 k-tiles (6144 /
+// 7168 / 5120 x 4096) 0.99-1.0x, and the 16-token slices lost on 8192 x
+// 8192 (1.01-1.015x), as did 4096 x 4096's 32-row sixteen-warp tile (1.01-
+// 1.03x). Other specs, and grids past one wave, unmeasured: not taken.
+bool KMajorScalesOnLongSplitsWin(const GemmTileConfig& tile, int64_t splits,
+                                 const QuantSpec& spec, const LayerShape& shape,
+                                 int sm_count) {
+  if (tile.mma != GemmMma::kWgmma || !IsMeasuredFourBitGroupSpec(spec) ||
+      spec.granularity != ScaleGranularity::kGroup || spec.group_size != 128) {
+    return false;
+  }
+  // One wave, as measured (layers wider than a wave run the 16 KB k-tile
+  // tiles of gemm_decode_plan.cc unsplit, unmeasured with k-major scales).
+  const int64_t blocks = shape.n / tile.block_n * splits;
+  if (blocks > int64_t{WgmmaBlocksPerSm(tile)} * sm_count) return false;
+  const int64_t fewest_tiles = TilesPerSplit(tile, splits, shape).fewest;
+  const bool long_split_128_row_tile =
+      tile.block_n == 128 && tile.warps_n == 8 && tile.block_k == 256 &&
+      tile.warp_split_k == 1 && (tile.block_m == 16 || tile.block_m == 32) &&
+      fewest_tiles >= 28;
+  const bool long_32_token_slices =
+      tile.block_m == 32 &&
+      device::wgmma_warpgroup_slices(tile.block_m, tile.block_n,
+                                     tile.warp_split_k) &&
+      fewest_tiles >= 16;
+  GemmTileConfig k_major = tile;
+  k_major.k_major_scales = true;
+  return (long_split_128_row_tile || long_32_token_slices) &&
+         WgmmaTakesKMajorScales(k_major, spec, shape.k);
+}
+
 bool WarpRunWeightsWin(const GemmTileConfig& tile, int64_t splits,
                        const QuantSpec& spec, const LayerShape& shape) {
   const SplitTiles blocks = TilesPerSplit(tile, splits, shape);

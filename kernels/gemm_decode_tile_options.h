@@ -3,7 +3,9 @@
 // The options the Hopper decode planner sets on a range's chosen tile
 // (gemm_decode_plan.cc) once its shape, stages and split are fixed: the
 // prologue's early tiles (`early=N`) and the weights' copy path
-// (`copy=bulk`, `copy=warprun`). Each wins on some tiles and layers and
+// (`copy=bulk`, `copy=warprun`), and k-major scales on long splits
+// (`layout=kmajor`; the 256-row tiles' own rule is gemm_decode_plan.cc's).
+// Each wins on some tiles and layers and
 // loses on others by a few percent, so each rule names what the sweeps
 // measured (bench/decode-notes.md) and every other case keeps the tile as
 // it was.
@@ -36,5 +38,14 @@ bool BulkWeightsWin(const GemmTileConfig& tile, int64_t splits,
 // (copy=warprun). Only for clients of kLaunchAbiWarpRunWeights.
 bool WarpRunWeightsWin(const GemmTileConfig& tile, int64_t splits,
                        const QuantSpec& spec, const LayerShape& shape);
+
+// Whether `tile` in `splits` slices reads k-major scales (layout=kmajor)
+// beyond the 256-row tiles that take them (planner v61): the 128-row
+// 256-column tiles at 16 and 32 tokens and the 32-token warpgroup k-slices,
+// on long splits in one wave of `sm_count` SMs. Only for clients of
+// kLaunchAbiKMajorScales.
+bool KMajorScalesOnLongSplitsWin(const GemmTileConfig& tile, int64_t splits,
+                                 const QuantSpec& spec, const LayerShape& shape,
+                                 int sm_count);
 
 }  // namespace hummingd

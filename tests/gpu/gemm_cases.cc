@@ -217,7 +217,10 @@ const std::vector<GemmCase>& CoveringCases() {
 // --override times either on any tile and checks their numerics). Planner v46's
 // 64-row one-warpgroup blocks three per SM: 4-bit 6144 x 4096 (fp16 and bf16)
 // at 16 tokens (16x64x256 in 4 splits) and 32 (32x64x128 in 4), 5120 x 4096 at
-// 16.
+// 16 (since planner v60 both take warpgroup k-slices at 16 and 32 tokens
+// instead, as do 6144 x 2048 at 16, where the slices' four k-tiles fill the
+// ring, and 7168 x 4096 with bf16 activations; v61 gives the 32-token slices
+// on 8192 x 8192 k-major scales).
 std::vector<GemmCase> DecodeCases() {
   std::vector<GemmCase> cases;
   for (const GemmCase& c : CoveringCases()) {
@@ -268,6 +271,9 @@ std::vector<GemmCase> DecodeCases() {
       {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16", 8192, 8192,
        kDecode},
       {"weight=uint4,group=128,scale=fp16", 8192, 14336, kDecode},
+      {"weight=uint4,group=128,scale=fp16", 6144, 2048, kDecode},
+      {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16", 7168, 4096,
+       kDecode},
   };
   cases.insert(cases.end(), std::begin(kRealLayers), std::end(kRealLayers));
   return cases;

@@ -13,8 +13,11 @@
 #include "gtest/gtest.h"
 #include "kernels/gemm_config.h"
 #include "kernels/gemm_decode_plan.h"
+#include "kernels/gemm_decode_tile_options.h"
 #include "kernels/launch_abi.h"
+#include "kernels/layer_shape.h"
 #include "kernels/planner.h"
+#include "kernels/quant_spec.h"
 #include "tests/unit/kernels/gemm/gemm_request.h"
 
 namespace hummingd {
@@ -56,19 +59,23 @@ TEST(GemmDecodePlanTest, KMajorScalesOnWideTilesOfSpecsWithOneScalePerRow) {
     const std::vector<GemmTileConfig> bf16_channel =
         tiles("weight=uint4,group=channel,scale=bf16,act=bf16,out=bf16", n, k);
     ASSERT_EQ(bf16_channel.size(), 4u);
+    // Since planner v61 the 16-token one (256-column k-tiles, 28-32 per
+    // split) reads k-major scales too; the 8-token one does not.
     for (int i : {0, 1}) {
       EXPECT_EQ(bf16[i].block_n, 128);
-      EXPECT_FALSE(bf16[i].k_major_scales);
+      EXPECT_EQ(bf16[i].k_major_scales, i == 1);
       EXPECT_EQ(bf16_channel[i].block_n, 256);
       EXPECT_TRUE(bf16_channel[i].k_major_scales);
     }
-    // fp16: 128 rows since planner v16 (8 tokens) and v18 (16).
+    // fp16: 128 rows since planner v16 (8 tokens) and v18 (16), k-major at
+    // 16 since v61.
     const std::vector<GemmTileConfig> fp16 = tiles(kW4, n, k);
     ASSERT_EQ(fp16.size(), 4u);
     for (int i : {0, 1}) {
       EXPECT_EQ(fp16[i].block_n, 128);
-      EXPECT_FALSE(fp16[i].k_major_scales);
+      EXPECT_EQ(fp16[i].k_major_scales, i == 1);
     }
+    EXPECT_EQ(fp16[1].block_k, 256);
   }
   {
     const std::vector<GemmTileConfig> planned = tiles(kW4, 8192, 8192);
@@ -114,6 +121,76 @@ TEST(GemmDecodePlanTest, KMajorScalesOnWideTilesOfSpecsWithOneScalePerRow) {
   }
 }
 
+// Planner v61 (sweeps el, em): k-major scales beyond the 256-row tiles, on
+// the 128-row 256-column tiles at 16 and 32 tokens whose splits hold 28 or
+// more k-tiles and the 32-token warpgroup k-slices over 16 or more, one
+// wave of blocks, uint4 in groups of 128.
+TEST(KMajorScalesOnLongSplitsTest, LongSplitsOfTheMeasuredTilesInGroupsOf128) {
+  const char* const kW4 = "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16";
+  const char* const kW4Bf16 =
+      "weight=uint4,group=128,scale=bf16,act=bf16,out=bf16";
+  struct Case {
+    const char* spec;
+    const char* tile;
+    int64_t n, k, splits;
+    int sm_count;
+    bool k_major;
+  };
+  const char* const k16 = "tile=16x128x256,warps=1x8,stages=4,mma=wgmma";
+  const char* const k32 = "tile=32x128x256,warps=1x8,stages=3,mma=wgmma";
+  const char* const slices32 =
+      "tile=32x64x512,warps=1x16,stages=4,mma=wgmma,ksplit=4,blocks=1,early=1";
+  const Case cases[] = {
+      // 28672 x 8192 unsplit (32 k-tiles), 8192 x 28672 in 4 splits (28).
+      {kW4, k16, 28672, 8192, 1, 132, true},
+      {kW4Bf16, k16, 28672, 8192, 1, 132, true},
+      {kW4, k32, 28672, 8192, 1, 132, true},
+      {kW4, k16, 8192, 28672, 4, 132, true},
+      // Splits of 28 and 27 k-tiles (one wave: 128 blocks); 8 tokens;
+      // 128-column k-tiles.
+      {kW4, k16, 8192, 14336, 2, 132, true},
+      {kW4, k16, 8192, 13824, 2, 132, false},
+      {kW4, "tile=8x128x256,warps=1x8,stages=4,mma=wgmma", 28672, 8192, 1, 132,
+       false},
+      {kW4, "tile=16x128x128,warps=1x8,stages=4,mma=wgmma", 28672, 8192, 1, 132,
+       false},
+      // One wave: 264 blocks two per SM on 132 SMs, not 448, nor 224 on 100.
+      {kW4, k16, 264 * 128, 8192, 1, 132, true},
+      {kW4, k16, 57344, 8192, 1, 132, false},
+      {kW4, k16, 28672, 8192, 1, 100, false},
+      // The 32-token slices over 16 (8192 x 8192) or 56 k-tiles, not 8
+      // (6144 x 4096); the 16-token ones lost.
+      {kW4, slices32, 8192, 8192, 1, 132, true},
+      {kW4Bf16, slices32, 8192, 28672, 1, 132, true},
+      {kW4, slices32, 6144, 4096, 1, 132, false},
+      {kW4,
+       "tile=16x64x512,warps=1x16,stages=4,mma=wgmma,ksplit=4,blocks=1,early=1",
+       8192, 8192, 1, 132, false},
+      // Only uint4 in groups of 128.
+      {"weight=uint4,group=64,scale=fp16,act=fp16,out=fp16", k16, 28672, 8192,
+       1, 132, false},
+      {"weight=uint4,group=channel,scale=fp16,act=fp16,out=fp16", k16, 28672,
+       8192, 1, 132, false},
+      {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16", k16, 28672, 8192,
+       1, 132, false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(::testing::Message()
+                 << c.spec << " " << c.tile << " N=" << c.n << " K=" << c.k
+                 << " splits=" << c.splits << " SMs=" << c.sm_count);
+    absl::StatusOr<QuantSpec> spec = ParseSpecText(c.spec);
+    ASSERT_TRUE(spec.ok()) << spec.status();
+    absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(c.tile);
+    ASSERT_TRUE(tile.ok()) << tile.status();
+    LayerShape shape;
+    shape.n = c.n;
+    shape.k = c.k;
+    EXPECT_EQ(KMajorScalesOnLongSplitsWin(*tile, c.splits, Canonicalize(*spec),
+                                          shape, c.sm_count),
+              c.k_major);
+  }
+}
+
 // A client of the original arguments (launch ABI 0: checkpoint scales only)
 // never gets a layout=kmajor tile; otherwise its plan is an ABI-1 client's
 // one: the same tiles, splits and grids, scales read row-major. Neither
@@ -146,7 +223,8 @@ TEST(GemmDecodePlanTest, KMajorTilesOnlyForClientsThatPassTheKMajorScales) {
             "tile=16x256x128,warps=1x8,stages=4,mma=wgmma");
   // In groups of 128 bf16 takes 128-row tiles at 8 and 16 tokens since
   // planners v53 / v54, and fp16 since v16 / v18: the same for ABI 0 and
-  // ABI 1 (the first that takes k-major scales).
+  // ABI 1 (the first that takes k-major scales) but for the 16-token
+  // tile's k-major scales (planner v61).
   for (const char* spec :
        {kW4, "weight=uint4,group=128,scale=bf16,act=bf16,out=bf16"}) {
     const Plan abi0 = plan_for(spec, 28672, 8192, kLaunchAbiOriginal);
@@ -156,7 +234,12 @@ TEST(GemmDecodePlanTest, KMajorTilesOnlyForClientsThatPassTheKMajorScales) {
     for (int i : {0, 1}) {
       EXPECT_EQ(abi1.entries[i].config.text.find("x256x128"), std::string::npos)
           << abi1.entries[i].config.text;
-      EXPECT_EQ(abi0.entries[i].config, abi1.entries[i].config);
+      EXPECT_EQ(abi1.entries[i].config.text.find(",layout=kmajor") !=
+                    std::string::npos,
+                i == 1)
+          << abi1.entries[i].config.text;
+      EXPECT_EQ(abi0.entries[i].config.text.find("layout=kmajor"),
+                std::string::npos);
     }
   }
 
@@ -199,8 +282,11 @@ TEST(GemmDecodePlanTest, KMajorTilesOnlyForClientsThatPassTheKMajorScales) {
   }
   // The 256-row tiles of fp16 groups of 32 and of bf16 channel-wise scales
   // on the two long-split layers at 8 and 16 tokens (bf16 in groups of 128
-  // had them at 8 before planner v54, at 16 before v53).
-  EXPECT_EQ(k_major_current, 8);
+  // had them at 8 before planner v54, at 16 before v53), and since planner
+  // v61 the 128-row 256-column tiles of groups of 128 (fp16, bf16) on the
+  // same layers at 16 and 32 tokens (an ABI-1 client has no k-split tiles,
+  // so its 32-token tile on 8192 x 28672 is one too).
+  EXPECT_EQ(k_major_current, 16);
   // ksplit=S tiles only from ABI 2: 4096 x 4096 at 8 tokens, and 8-bit
   // weights at 16 (an ABI-2 loader parses any ksplit text).
   const Plan k_split = plan_for(kW4, 4096, 4096, kLaunchAbiKSplitTiles);

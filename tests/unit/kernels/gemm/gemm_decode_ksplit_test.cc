@@ -219,8 +219,9 @@ TEST(GemmDecodeKSplitTest, KSplitWarpsFillTheMachineUnsplit) {
       absl::StatusOr<GemmTileConfig> tile =
           ParseGemmTileText(entry.config.text);
       ASSERT_TRUE(tile.ok()) << tile.status();
-      // One or two per SM filling >= 2/3 of that wave, or three or four per
-      // SM filling more than one fewer would (the block scheduler packs
+      // One or two per SM filling >= 2/3 of that wave (one per SM: 6/11 for
+      // the warpgroup k-slices on K <= 8192, planner v60), or three or four
+      // per SM filling more than one fewer would (the block scheduler packs
       // blocks as densely as they fit).
       const int per_sm = WgmmaBlocksPerSm(*tile);
       // One per SM is the sixteen-warp block; four per SM only at 8
@@ -234,7 +235,10 @@ TEST(GemmDecodeKSplitTest, KSplitWarpsFillTheMachineUnsplit) {
       }
       EXPECT_LE(entry.launch.grid_y, per_sm * 132);
       if (per_sm == 1) {
-        EXPECT_GE(3 * entry.launch.grid_y, 2 * 132);
+        const bool slices = device::wgmma_warpgroup_slices(
+            tile->block_m, tile->block_n, tile->warp_split_k);
+        EXPECT_GE((slices && c.k <= 8192 ? 11 : 3) * entry.launch.grid_y,
+                  (slices && c.k <= 8192 ? 6 : 2) * 132);
         EXPECT_EQ(tile->warps_n, 16);
       } else if (per_sm == 2) {
         EXPECT_GE(3 * entry.launch.grid_y, 2 * 2 * 132);
@@ -331,8 +335,9 @@ TEST(GemmDecodeKSplitTest, KSplitWarpsFillTheMachineUnsplit) {
        ""},
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 2048, 4096, "",
        ""},
-      // 86 and 134 32-row blocks: under 2/3 of the SMs, more than all (and
-      // 67 64-row blocks, under the 6/11 of the SMs planner v60 measured).
+      // 86 and 134 32-row blocks: under 2/3 of the SMs, more than all (4288
+      // is also 67 64-row blocks, under the 6/11 of the SMs planner v60
+      // takes).
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 2752, 4096, "",
        ""},
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 4288, 4096, "",
@@ -422,10 +427,14 @@ TEST(GemmDecodeKSplitTest, WarpgroupSlicesTakeOneWaveOfSixtyFourRowBlocks) {
       const bool expected = range == 1 ? c.at_16 : c.at_32;
       const PlanEntry entry = DecodeRangeEntry(*plan, range);
       const int tokens = range == 1 ? 16 : 32;
-      const std::string slices =
-          absl::StrCat("tile=", tokens,
-                       "x64x512,warps=1x16,stages=4,mma=wgmma,ksplit=4,"
-                       "blocks=1,early=1");
+      // At 32 tokens over 16 or more k-tiles, in groups of 128, with k-major
+      // scales (planner v61, KMajorScalesOnLongSplitsTest).
+      const bool k_major =
+          tokens == 32 && c.k / 512 >= 16 &&
+          std::string(c.spec).find("group=128,") != std::string::npos;
+      const std::string slices = absl::StrCat(
+          "tile=", tokens, "x64x512,warps=1x16,stages=4,mma=wgmma,",
+          k_major ? "layout=kmajor," : "", "ksplit=4,blocks=1,early=1");
       EXPECT_EQ(entry.config.text == slices, expected)
           << range << ": " << entry.config.text;
       if (!expected) continue;
@@ -445,8 +454,8 @@ TEST(GemmDecodeKSplitTest, WarpgroupSlicesTakeOneWaveOfSixtyFourRowBlocks) {
       absl::StatusOr<KernelSource> stub = GenerateStub(request, entry.config);
       ASSERT_TRUE(stub.ok()) << stub.status();
       EXPECT_NE(stub->source.find(absl::StrCat(
-                    "WgmmaTile<", tokens,
-                    ", 64, 512, 4, 4, false, false, false, 4, 1, 1>;")),
+                    "WgmmaTile<", tokens, ", 64, 512, 4, 4, false, false, ",
+                    k_major ? "true" : "false", ", 4, 1, 1>;")),
                 std::string::npos)
           << stub->source;
       EXPECT_NE(stub->source.find("__launch_bounds__(512, 1)"),
@@ -503,7 +512,10 @@ TEST(GemmDecodeKSplitTest, WarpgroupSlicesOnShortKFromSixEleventhsOfTheSms) {
       // K from 2048 (16 tokens) or 3072 (32) to 8192.
       {kFp16, 6144, 2048, true, false},
       {kFp16, 6144, 1536, false, false},
+      {kFp16, 6144, 2560, true, false},
       {kFp16, 6144, 3072, true, true},
+      // K a multiple of 512 only (the tile's k-tile).
+      {kFp16, 6144, 4224, false, false},
       {kFp16, 6144, 8192, true, true},
       {kFp16, 6144, 8704, false, false},
       {kFp16, 6144, 14336, false, false},
@@ -523,9 +535,12 @@ TEST(GemmDecodeKSplitTest, WarpgroupSlicesOnShortKFromSixEleventhsOfTheSms) {
     for (const int range : {1, 2}) {
       const bool expected = range == 1 ? c.at_16 : c.at_32;
       const PlanEntry entry = DecodeRangeEntry(*plan, range);
+      // (k-major scales at 32 tokens from 16 k-tiles: K = 8192 here.)
+      const bool k_major = range == 2 && c.k >= 8192;
       const std::string slices = absl::StrCat(
           "tile=", range == 1 ? 16 : 32,
-          "x64x512,warps=1x16,stages=4,mma=wgmma,ksplit=4,blocks=1,early=1");
+          "x64x512,warps=1x16,stages=4,mma=wgmma,",
+          k_major ? "layout=kmajor," : "", "ksplit=4,blocks=1,early=1");
       EXPECT_EQ(entry.config.text == slices, expected)
           << range << ": " << entry.config.text;
       if (!expected) continue;

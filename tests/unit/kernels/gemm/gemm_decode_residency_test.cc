@@ -355,7 +355,7 @@ TEST(GemmDecodePlanTest, K256TilesOnSmallLayersFitOneWave) {
   // wave (1024 x 16384: 8 row blocks, 16 splits, 128 blocks; unmeasured),
   // nor for groups under 32 columns, 8-bit weights or a K that is not a
   // multiple of 256 (4096 x 4096 and 6144 x 4096 take k-split warps at 8
-  // tokens, and 6144 x 4096 its 64-row half three per SM at 16).
+  // tokens, and 6144 x 4096 warpgroup k-slices at 16, planner v60).
   struct Kept {
     const char* spec;
     int64_t n, k;
@@ -450,9 +450,15 @@ TEST(GemmDecodePlanTest, LongSplitsOf16KbTilesFillOneWave) {
     ASSERT_TRUE(tile.ok()) << tile.status();
     EXPECT_EQ(WgmmaBlocksPerSm(*tile), blocks_per_sm);
     // 16 tokens: the same tile and splits (planner v18; >= 4 k-tiles per
-    // split).
+    // split), with k-major scales for uint4 in groups of 128 where the
+    // splits hold 28 or more k-tiles (planner v61).
+    const bool k_major =
+        std::string(c.spec).find("uint4,group=128,") != std::string::npos &&
+        c.k / 256 / c.splits >= 28;
     EXPECT_EQ(DecodeRangeEntry(*plan, 1).config.text,
-              "tile=16x128x256,warps=1x8,stages=4,mma=wgmma");
+              k_major ? "tile=16x128x256,warps=1x8,stages=4,mma=wgmma,"
+                        "layout=kmajor"
+                      : "tile=16x128x256,warps=1x8,stages=4,mma=wgmma");
     EXPECT_EQ(DecodeRangeEntry(*plan, 1).launch.grid_z, c.splits);
   }
   // bf16 in group scales takes the same long splits since planner v54
@@ -640,14 +646,14 @@ TEST(GemmDecodePlanTest, LayersWiderThanAWaveRunUnsplit) {
     }
   }
   // 264 n-blocks fill one wave: the one-wave rule's long-split tiles hold at
-  // 8 and 16 tokens.
+  // 8 and 16 tokens (at 16 with k-major scales: 32 k-tiles, planner v61).
   absl::StatusOr<Plan> one_wave = PlanKernels(DecodeRequest(
       "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 264 * 128, 8192));
   ASSERT_TRUE(one_wave.ok()) << one_wave.status();
   EXPECT_EQ(DecodeRangeEntry(*one_wave, 0).config.text,
             "tile=8x128x256,warps=1x8,stages=4,mma=wgmma");
   EXPECT_EQ(DecodeRangeEntry(*one_wave, 1).config.text,
-            "tile=16x128x256,warps=1x8,stages=4,mma=wgmma");
+            "tile=16x128x256,warps=1x8,stages=4,mma=wgmma,layout=kmajor");
 }
 
 // k-major scales (planner v12) on the 256-row tiles of specs whose kernel

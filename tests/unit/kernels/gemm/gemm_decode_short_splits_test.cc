@@ -191,6 +191,18 @@ TEST(GemmDecodeShortSplitsTest, ThreePerSmHalvesPlannedWhereMeasured) {
                              int64_t{4}))
         << spec;
   }
+  // In groups of 128 the rule still fires through the planner where the
+  // warpgroup k-slices do not apply (3584 x 6144: 56 64-row blocks, under
+  // 6/11 of the SMs; unmeasured there, as on every layer but the two of
+  // sweep cs).
+  EXPECT_EQ(Planned(kFp16, 3584, 6144, 1),
+            std::make_pair(std::string("tile=16x64x256,warps=1x4,stages=4,"
+                                       "mma=wgmma,blocks=3"),
+                           int64_t{6}));
+  EXPECT_EQ(Planned(kFp16, 3584, 6144, 2),
+            std::make_pair(std::string("tile=32x64x128,warps=1x4,stages=4,"
+                                       "mma=wgmma,blocks=3"),
+                           int64_t{7}));
   // The layers whose 16-token half tile lost in sweep cr keep their tiles.
   EXPECT_EQ(Planned(kFp16, 4096, 4096, 1).first,
             "tile=16x32x1024,warps=1x16,stages=4,mma=wgmma,ksplit=8,blocks=1,"
