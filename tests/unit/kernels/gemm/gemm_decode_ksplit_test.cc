@@ -367,6 +367,60 @@ TEST(GemmDecodeKSplitTest, KSplitWarpsFillTheMachineUnsplit) {
       << (*small_smem)[0].config.text;
 }
 
+// A layer's planned tiles at 16 and 32 tokens: warpgroup k-slices or not.
+struct SliceCase {
+  const char* spec;
+  int64_t n, k;
+  bool at_16, at_32;
+};
+
+// The slice tile exactly where `c` expects it (with k-major scales at 32
+// tokens over 16 or more k-tiles in groups of 128, planner v61), unsplit,
+// one 512-thread block per SM, and its stub's tile arguments.
+void ExpectWarpgroupSlices(const SliceCase& c) {
+  SCOPED_TRACE(::testing::Message() << c.spec << " N=" << c.n << " K=" << c.k);
+  const KernelRequest request = H200GemmRequest(c.spec, c.n, c.k);
+  absl::StatusOr<Plan> plan = PlanKernels(request);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  for (const int range : {1, 2}) {
+    const bool expected = range == 1 ? c.at_16 : c.at_32;
+    const PlanEntry entry = DecodeRangeEntry(*plan, range);
+    const int tokens = range == 1 ? 16 : 32;
+    // At 32 tokens over 16 or more k-tiles, in groups of 128, with k-major
+    // scales (planner v61, KMajorScalesOnLongSplitsTest).
+    const bool k_major =
+        tokens == 32 && c.k / 512 >= 16 &&
+        std::string(c.spec).find("group=128,") != std::string::npos;
+    const std::string slices = absl::StrCat(
+        "tile=", tokens, "x64x512,warps=1x16,stages=4,mma=wgmma,",
+        k_major ? "layout=kmajor," : "", "ksplit=4,blocks=1,early=1");
+    EXPECT_EQ(entry.config.text == slices, expected)
+        << range << ": " << entry.config.text;
+    if (!expected) continue;
+    EXPECT_EQ(entry.launch.grid_y, c.n / 64);
+    EXPECT_EQ(entry.launch.grid_z, 1);
+    EXPECT_EQ(entry.launch.block_x, 512);
+    EXPECT_EQ(entry.launch.workspace_bytes_per_m_block, 0);
+    absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(entry.config.text);
+    ASSERT_TRUE(tile.ok()) << tile.status();
+    EXPECT_TRUE(device::wgmma_warpgroup_slices(tile->block_m, tile->block_n,
+                                               tile->warp_split_k));
+    // One block per SM: the ring and chunks fit one, not two.
+    EXPECT_EQ(WgmmaBlocksPerSm(*tile), 1);
+    EXPECT_LE(entry.launch.dynamic_shared_memory + 1024, 228 * 1024);
+    EXPECT_GT(2 * (entry.launch.dynamic_shared_memory + 1024), 228 * 1024);
+    absl::StatusOr<KernelSource> stub = GenerateStub(request, entry.config);
+    ASSERT_TRUE(stub.ok()) << stub.status();
+    EXPECT_NE(stub->source.find(absl::StrCat(
+                  "WgmmaTile<", tokens, ", 64, 512, 4, 4, false, false, ",
+                  k_major ? "true" : "false", ", 4, 1, 1>;")),
+              std::string::npos)
+        << stub->source;
+    EXPECT_NE(stub->source.find("__launch_bounds__(512, 1)"),
+              std::string::npos);
+  }
+}
+
 // Planner v57 (sweeps dv-dz): 4-bit weights at 16 and 32 tokens take one 64-row
 // block per SM whose four warpgroups split each k-tile (16x64x512 / 32x64x512
 // s4 ksplit=4, 512 threads), unsplit, where N / 64 fills 15/16 to all of the
@@ -375,12 +429,7 @@ TEST(GemmDecodeKSplitTest, KSplitWarpsFillTheMachineUnsplit) {
 TEST(GemmDecodeKSplitTest, WarpgroupSlicesTakeOneWaveOfSixtyFourRowBlocks) {
   const char* kFp16 = "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16";
   const char* kBf16 = "weight=uint4,group=128,scale=bf16,act=bf16,out=bf16";
-  struct Case {
-    const char* spec;
-    int64_t n, k;
-    bool at_16, at_32;
-  };
-  const Case cases[] = {
+  const SliceCase cases[] = {
       {kFp16, 8192, 8192, true, true},
       {kBf16, 8192, 8192, true, true},
       // 16 tokens up to K = 14336 (8192 x 28672 lost there, sweep dz), 32
@@ -417,51 +466,7 @@ TEST(GemmDecodeKSplitTest, WarpgroupSlicesTakeOneWaveOfSixtyFourRowBlocks) {
       {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16", 8192, 8192, false,
        false},
   };
-  for (const Case& c : cases) {
-    SCOPED_TRACE(::testing::Message()
-                 << c.spec << " N=" << c.n << " K=" << c.k);
-    const KernelRequest request = H200GemmRequest(c.spec, c.n, c.k);
-    absl::StatusOr<Plan> plan = PlanKernels(request);
-    ASSERT_TRUE(plan.ok()) << plan.status();
-    for (const int range : {1, 2}) {
-      const bool expected = range == 1 ? c.at_16 : c.at_32;
-      const PlanEntry entry = DecodeRangeEntry(*plan, range);
-      const int tokens = range == 1 ? 16 : 32;
-      // At 32 tokens over 16 or more k-tiles, in groups of 128, with k-major
-      // scales (planner v61, KMajorScalesOnLongSplitsTest).
-      const bool k_major =
-          tokens == 32 && c.k / 512 >= 16 &&
-          std::string(c.spec).find("group=128,") != std::string::npos;
-      const std::string slices = absl::StrCat(
-          "tile=", tokens, "x64x512,warps=1x16,stages=4,mma=wgmma,",
-          k_major ? "layout=kmajor," : "", "ksplit=4,blocks=1,early=1");
-      EXPECT_EQ(entry.config.text == slices, expected)
-          << range << ": " << entry.config.text;
-      if (!expected) continue;
-      EXPECT_EQ(entry.launch.grid_y, c.n / 64);
-      EXPECT_EQ(entry.launch.grid_z, 1);
-      EXPECT_EQ(entry.launch.block_x, 512);
-      EXPECT_EQ(entry.launch.workspace_bytes_per_m_block, 0);
-      absl::StatusOr<GemmTileConfig> tile =
-          ParseGemmTileText(entry.config.text);
-      ASSERT_TRUE(tile.ok()) << tile.status();
-      EXPECT_TRUE(device::wgmma_warpgroup_slices(tile->block_m, tile->block_n,
-                                                 tile->warp_split_k));
-      // One block per SM: the ring and chunks fit one, not two.
-      EXPECT_EQ(WgmmaBlocksPerSm(*tile), 1);
-      EXPECT_LE(entry.launch.dynamic_shared_memory + 1024, 228 * 1024);
-      EXPECT_GT(2 * (entry.launch.dynamic_shared_memory + 1024), 228 * 1024);
-      absl::StatusOr<KernelSource> stub = GenerateStub(request, entry.config);
-      ASSERT_TRUE(stub.ok()) << stub.status();
-      EXPECT_NE(stub->source.find(absl::StrCat(
-                    "WgmmaTile<", tokens, ", 64, 512, 4, 4, false, false, ",
-                    k_major ? "true" : "false", ", 4, 1, 1>;")),
-                std::string::npos)
-          << stub->source;
-      EXPECT_NE(stub->source.find("__launch_bounds__(512, 1)"),
-                std::string::npos);
-    }
-  }
+  for (const SliceCase& c : cases) ExpectWarpgroupSlices(c);
   // A client that cannot load k-split tiles keeps the split tiles.
   absl::StatusOr<Plan> old_client = PlanKernels(testing::GemmRequest(
       kFp16, 8192, 8192, "sm_90a", 132, kLaunchAbiKSplitTiles - 1));
@@ -493,12 +498,7 @@ TEST(GemmDecodeKSplitTest, WarpgroupSlicesTakeOneWaveOfSixtyFourRowBlocks) {
 TEST(GemmDecodeKSplitTest, WarpgroupSlicesOnShortKFromSixEleventhsOfTheSms) {
   const char* kFp16 = "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16";
   const char* kBf16 = "weight=uint4,group=128,scale=bf16,act=bf16,out=bf16";
-  struct Case {
-    const char* spec;
-    int64_t n, k;
-    bool at_16, at_32;
-  };
-  const Case cases[] = {
+  const SliceCase cases[] = {
       {kFp16, 6144, 4096, true, true},
       {kBf16, 6144, 4096, true, true},
       {"weight=uint4,group=64,scale=fp16,act=fp16,out=fp16", 6144, 4096, true,
@@ -527,28 +527,7 @@ TEST(GemmDecodeKSplitTest, WarpgroupSlicesOnShortKFromSixEleventhsOfTheSms) {
       {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16", 6144, 4096, false,
        false},
   };
-  for (const Case& c : cases) {
-    SCOPED_TRACE(::testing::Message()
-                 << c.spec << " N=" << c.n << " K=" << c.k);
-    absl::StatusOr<Plan> plan = PlanKernels(H200GemmRequest(c.spec, c.n, c.k));
-    ASSERT_TRUE(plan.ok()) << plan.status();
-    for (const int range : {1, 2}) {
-      const bool expected = range == 1 ? c.at_16 : c.at_32;
-      const PlanEntry entry = DecodeRangeEntry(*plan, range);
-      // (k-major scales at 32 tokens from 16 k-tiles: K = 8192 here.)
-      const bool k_major = range == 2 && c.k >= 8192;
-      const std::string slices = absl::StrCat(
-          "tile=", range == 1 ? 16 : 32,
-          "x64x512,warps=1x16,stages=4,mma=wgmma,",
-          k_major ? "layout=kmajor," : "", "ksplit=4,blocks=1,early=1");
-      EXPECT_EQ(entry.config.text == slices, expected)
-          << range << ": " << entry.config.text;
-      if (!expected) continue;
-      EXPECT_EQ(entry.launch.grid_y, c.n / 64);
-      EXPECT_EQ(entry.launch.grid_z, 1);
-      EXPECT_EQ(entry.launch.workspace_bytes_per_m_block, 0);
-    }
-  }
+  for (const SliceCase& c : cases) ExpectWarpgroupSlices(c);
 }
 
 // Planner v59 (sweeps ed, ee): 8-bit weights at 16 tokens with fp16
