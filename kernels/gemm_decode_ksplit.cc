@@ -181,12 +181,15 @@ std::optional<GemmTileConfig> WarpgroupSliceTile(int tokens,
   // 0.69x. Past K = 8192 the short fill lost (6144 x 14336 M = 16 16.04
   // against 15.07), and a split form (the tile in two splits on 4096 x
   // 14336 and 4096², patches/v108-ksplit-split-k.patch, v108b) did not pay.
+  // Planner v62 (sweep eo): a wave's fill takes the same K floor, below v57's
+  // 8192: 8192 x 4096 M = 16 fp16 6.29 us against 7.92 for the plan's
+  // 16x128x256 in 4 splits, M = 32 8.39 against 10.51, bf16 6.62 / 8.69
+  // against 8.33 / 10.64; 7936 x 4096 0.81 / 0.80x; 8192 x 6144 0.85 / 0.84x.
   // Unmeasured and taken by interpolation: bf16 at 32 tokens under 96
-  // blocks, the fill edges at K other than 4096, N not a multiple of 128
-  // (e.g. 6208, 7872); unmeasured and left out: a full wave's fill below K =
-  // 8192 (v57's K range holds there: 7936 / 8192 x 4096 keep their tiles).
-  // All of it on 132 SMs: the bounds are the measured fills, so other SM
-  // counts get the same fractions unmeasured.
+  // blocks, the fill edges at K other than 4096, K = 2048-3072 on a wave's
+  // fill, N not a multiple of 128 (e.g. 6208, 7872). All of it on 132 SMs:
+  // the bounds are the measured fills, so other SM counts get the same
+  // fractions unmeasured.
   const int64_t blocks = shape.n / 64;
   const int64_t sms = sm_count;
   const bool measured_groups =
@@ -200,11 +203,9 @@ std::optional<GemmTileConfig> WarpgroupSliceTile(int tokens,
     return std::nullopt;
   }
   const bool fills_a_wave = 16 * blocks >= 15 * sms;
-  const bool long_k =
-      shape.k >= 8192 && shape.k <= (tokens == 16 ? 14336 : 28672);
-  const bool short_k =
-      shape.k >= (tokens == 16 ? 2048 : 3072) && shape.k <= 8192;
-  if (!(fills_a_wave ? long_k : short_k)) return std::nullopt;
+  const int64_t k_min = tokens == 16 ? 2048 : 3072;
+  const int64_t k_max = !fills_a_wave ? 8192 : tokens == 16 ? 14336 : 28672;
+  if (shape.k < k_min || shape.k > k_max) return std::nullopt;
   return KSplitCandidate(tokens, 16, 64, 512, 4, /*blocks_per_sm=*/1,
                          std::min(kOneBlockSharedBytes, smem_limit), spec,
                          shape);

@@ -203,14 +203,24 @@ TEST(GemmDecodeEarlyTest, PlannedWhereMeasuredWinning) {
   }
   // The edges of 7-8 k-tiles per block (fp16, uint4): 8192 x 7168 holds 7
   // in both tiles; 8192 x 6144 holds 6 and 7680 x 9216 9; 6144 x 11008's 43
-  // k-tiles in 5 splits give blocks of 8 and of 9.
+  // k-tiles in 5 splits give blocks of 8 and of 9. (Since planner v62 the
+  // planner gives 8192 x 7168 / 6144 warpgroup k-slices at 16 tokens, so
+  // there the 16-token tile's rule is asked directly: 4 splits of 7 and 6.)
   const char* fp16 = "weight=uint4,group=128,scale=fp16";
   EXPECT_EQ(PlannedText(fp16, 8192, 7168, 0),
             std::string(kKSplitTile) + ",early=1");
   EXPECT_EQ(PlannedText(fp16, 8192, 7168, 1),
-            std::string(kWide16TokenTile) + ",early=1");
+            std::string(kSlices16TokenTile) + ",early=1");
+  const absl::StatusOr<QuantSpec> fp16_spec = ParseSpecText(fp16);
+  ASSERT_TRUE(fp16_spec.ok()) << fp16_spec.status();
+  const GemmTileConfig wide_16 = *ParseGemmTileText(kWide16TokenTile);
+  EXPECT_EQ(
+      EarlyFirstTileFrom(wide_16, 4, Canonicalize(*fp16_spec), {8192, 7168}, 9),
+      std::optional<int64_t>(9));
+  EXPECT_EQ(
+      EarlyFirstTileFrom(wide_16, 4, Canonicalize(*fp16_spec), {8192, 6144}, 9),
+      std::nullopt);
   EXPECT_EQ(PlannedText(fp16, 8192, 6144, 0), kKSplitTile);
-  EXPECT_EQ(PlannedText(fp16, 8192, 6144, 1), kWide16TokenTile);
   EXPECT_EQ(PlannedText(fp16, 7680, 9216, 1), kWide16TokenTile);
   // (8192 x 9216 takes warpgroup k-slices since planner v57.)
   EXPECT_EQ(PlannedText(fp16, 8192, 9216, 1),

@@ -154,13 +154,15 @@ TEST(GemmDecodeKSplitTest, KSplitWarpsFillTheMachineUnsplit) {
        "tile=16x64x512,warps=1x16,stages=4,mma=wgmma,ksplit=4,blocks=1,"
        "early=1"},
       // 4-bit 32-row blocks up to K = 8192 (v20); at 16 tokens warpgroup
-      // k-slices (v57).
+      // k-slices (v57; and from K = 2048 since planner v62).
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 8192, 8192,
        "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4,early=1",
        "tile=16x64x512,warps=1x16,stages=4,mma=wgmma,ksplit=4,blocks=1,"
        "early=1"},
       {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16", 8192, 5120,
-       "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4", ""},
+       "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4",
+       "tile=16x64x512,warps=1x16,stages=4,mma=wgmma,ksplit=4,blocks=1,"
+       "early=1"},
       // 4-bit weights, fp16 activations, 8192 < K <= 16384 in 16-row blocks
       // of three stages (v55), 224 or 256 of them.
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 4096, 14336,
@@ -270,7 +272,8 @@ TEST(GemmDecodeKSplitTest, KSplitWarpsFillTheMachineUnsplit) {
       const PlanEntry entry = DecodeRangeEntry(*plan, i);
       const bool slices =
           i == 2 &&
-          ((c.n == 8192 && c.k == 8192) || (c.n == 5632 && c.k == 4096)) &&
+          ((c.n == 8192 && (c.k == 8192 || c.k == 5120)) ||
+           (c.n == 5632 && c.k == 4096)) &&
           std::string(c.spec).find("uint4,group=128,") != std::string::npos;
       EXPECT_EQ(entry.config.text.find("ksplit") != std::string::npos, slices)
           << entry.config.text;
@@ -424,8 +427,9 @@ void ExpectWarpgroupSlices(const SliceCase& c) {
 // Planner v57 (sweeps dv-dz): 4-bit weights at 16 and 32 tokens take one 64-row
 // block per SM whose four warpgroups split each k-tile (16x64x512 / 32x64x512
 // s4 ksplit=4, 512 threads), unsplit, where N / 64 fills 15/16 to all of the
-// SMs in one wave, from K = 8192 to 14336 (16 tokens) or 28672 (32), groups of
-// 128 or 64. Each bound is checked on both sides.
+// SMs in one wave, from K = 8192 (2048 / 3072 since planner v62) to 14336 (16
+// tokens) or 28672 (32), groups of 128 or 64. Each bound is checked on both
+// sides.
 TEST(GemmDecodeKSplitTest, WarpgroupSlicesTakeOneWaveOfSixtyFourRowBlocks) {
   const char* kFp16 = "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16";
   const char* kBf16 = "weight=uint4,group=128,scale=bf16,act=bf16,out=bf16";
@@ -440,8 +444,13 @@ TEST(GemmDecodeKSplitTest, WarpgroupSlicesTakeOneWaveOfSixtyFourRowBlocks) {
       {kFp16, 8192, 28672, false, true},
       {kBf16, 8192, 28672, false, true},
       {kFp16, 8192, 29184, false, false},
-      {kFp16, 8192, 7680, false, false},
-      {kFp16, 8192, 4096, false, false},
+      // Below K = 8192 since planner v62 (sweep eo), from K = 2048 (16
+      // tokens) or 3072 (32).
+      {kFp16, 8192, 7680, true, true},
+      {kFp16, 8192, 4096, true, true},
+      {kBf16, 8192, 4096, true, true},
+      {kFp16, 8192, 2560, true, false},
+      {kFp16, 8192, 1536, false, false},
       // 124 blocks fill 15/16 of 132 SMs (123.75), 123 do not, so past K =
       // 8192 123 keep their tiles; up to 8192 planner v60 takes them
       // (WarpgroupSlicesOnShortKFromSixEleventhsOfTheSms); 132 is a wave,
@@ -493,8 +502,8 @@ TEST(GemmDecodeKSplitTest, WarpgroupSlicesTakeOneWaveOfSixtyFourRowBlocks) {
 // Planner v60 (sweeps ef-eh): the same warpgroup k-slices, unsplit, where N /
 // 64 fills 6/11 (72 blocks on 132 SMs, the least measured) to under 15/16 of
 // the SMs and K <= 8192, from K = 2048 at 16 tokens and 3072 at 32; past K =
-// 8192 such layers keep their split tiles (6144 x 14336 lost), and a wave's
-// fill keeps v57's K range.
+// 8192 such layers keep their split tiles (6144 x 14336 lost). A wave's fill
+// keeps v57's upper K and since planner v62 the same lower one.
 TEST(GemmDecodeKSplitTest, WarpgroupSlicesOnShortKFromSixEleventhsOfTheSms) {
   const char* kFp16 = "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16";
   const char* kBf16 = "weight=uint4,group=128,scale=bf16,act=bf16,out=bf16";
@@ -504,11 +513,14 @@ TEST(GemmDecodeKSplitTest, WarpgroupSlicesOnShortKFromSixEleventhsOfTheSms) {
       {"weight=uint4,group=64,scale=fp16,act=fp16,out=fp16", 6144, 4096, true,
        true},
       // 72 blocks are 6/11 of 132 SMs, 71 fewer; 123 under 15/16, 124 a
-      // wave's fill, which takes K >= 8192 only.
+      // wave's fill, which takes K up to 14336 / 28672 (below 8192 since
+      // planner v62).
       {kFp16, 4608, 4096, true, true},
       {kFp16, 4544, 4096, false, false},
       {kBf16, 7872, 4096, true, true},
-      {kFp16, 7936, 4096, false, false},
+      {kFp16, 7936, 4096, true, true},
+      {kFp16, 7872, 8704, false, false},
+      {kFp16, 7936, 8704, true, true},
       // K from 2048 (16 tokens) or 3072 (32) to 8192.
       {kFp16, 6144, 2048, true, false},
       {kFp16, 6144, 1536, false, false},

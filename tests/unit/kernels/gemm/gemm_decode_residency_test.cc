@@ -528,13 +528,18 @@ TEST(GemmDecodePlanTest, LongSplitsOf16KbTilesFillOneWave) {
       << one_tile.config.text;
   EXPECT_LE(one_tile.launch.grid_z * 64, 256);
   // 16 and 32 tokens: a split of exactly 4 k-tiles takes the rule (8192 x
-  // 4096: 4 splits of 16), one of 3.75 does not (8192 x 3840).
-  const PlanEntry four_tiles =
-      DecodeRangeEntry(*PlanKernels(DecodeRequest(kW4, 8192, 4096)), 1);
+  // 4096: 4 splits of 16), one of 3.75 does not (8192 x 3840). Asked for a
+  // client before k-split tiles: since planner v62 the later ones take
+  // warpgroup k-slices on both layers at 16 and 32 tokens.
+  const PlanEntry four_tiles = DecodeRangeEntry(
+      *PlanKernels(testing::GemmRequest(kW4, 8192, 4096, "sm_90a", 132,
+                                        kLaunchAbiKMajorScales)),
+      1);
   EXPECT_EQ(four_tiles.config.text,
             "tile=16x128x256,warps=1x8,stages=4,mma=wgmma");
   EXPECT_EQ(four_tiles.launch.grid_z, 4);
-  const Plan short_plan = *PlanKernels(DecodeRequest(kW4, 8192, 3840));
+  const Plan short_plan = *PlanKernels(testing::GemmRequest(
+      kW4, 8192, 3840, "sm_90a", 132, kLaunchAbiKMajorScales));
   for (int i : {1, 2}) {
     EXPECT_EQ(DecodeRangeEntry(short_plan, i).config.text.find("x256,"),
               std::string::npos)

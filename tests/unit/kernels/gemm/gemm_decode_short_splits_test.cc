@@ -17,6 +17,7 @@
 #include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
 #include "kernels/gemm_config.h"
+#include "kernels/launch_abi.h"
 #include "kernels/planner.h"
 #include "tests/unit/kernels/gemm/gemm_request.h"
 
@@ -97,7 +98,8 @@ TEST(GemmDecodeShortSplitsTest, PlannedWhereMeasured) {
   // Long splits (6144 x 4096: 5 of 6.4 k-tiles; 4096 x 14336, 8192 x 8192)
   // and 8-bit weights with bf16 activations (unmeasured) keep the 128-row
   // tile, and 256-column k-tiles keep theirs (8192 x 4096 at 32 tokens: 4
-  // splits of 4).
+  // splits of 4, asked for a client before k-split tiles: later ones take
+  // warpgroup k-slices there since planner v62).
   EXPECT_EQ(Planned(kFp16, 6144, 4096, 3),
             std::make_pair(
                 std::string("tile=64x128x128,warps=1x8,stages=4,mma=wgmma"),
@@ -112,10 +114,15 @@ TEST(GemmDecodeShortSplitsTest, PlannedWhereMeasured) {
                 int64_t{4}));
   EXPECT_EQ(Planned(kUint8Bf16, 4096, 4096, 2).first,
             "tile=32x128x128,warps=1x8,stages=4,mma=wgmma");
-  EXPECT_EQ(Planned(kFp16, 8192, 4096, 2),
-            std::make_pair(
-                std::string("tile=32x128x256,warps=1x8,stages=3,mma=wgmma"),
-                int64_t{4}));
+  absl::StatusOr<Plan> before_k_split = PlanKernels(
+      GemmRequest(kFp16, 8192, 4096, "sm_90a", 132, kLaunchAbiKMajorScales));
+  ASSERT_TRUE(before_k_split.ok()) << before_k_split.status();
+  EXPECT_EQ(DecodeRangeEntry(*before_k_split, 2).config.text,
+            "tile=32x128x256,warps=1x8,stages=3,mma=wgmma");
+  EXPECT_EQ(DecodeRangeEntry(*before_k_split, 2).launch.grid_z, 4);
+  EXPECT_EQ(Planned(kFp16, 8192, 4096, 2).first,
+            "tile=32x64x512,warps=1x16,stages=4,mma=wgmma,ksplit=4,blocks=1,"
+            "early=1");
 }
 
 TEST(GemmDecodeShortSplitsTest, TheRuleHoldsAtItsEdges) {
