@@ -64,7 +64,8 @@ struct GemmTileConfig {
   // (passed as GemmArgs::scales; kernels/k_major_scales.h), one contiguous run
   // per column and block, instead of a window per row of the checkpoint
   // tensor ("layout=kmajor"; one scale per row and no zero points). Planned
-  // for 256-row tiles (planner v12).
+  // for 256-row tiles (planner v12) and, for uint4 in groups of 128, long
+  // splits of the 16- / 32-token 128-row tiles and 32-token slices (v61).
   bool k_major_scales = false;
   // wgmma only, 8 or 16 tokens (on mma.sync): the block's warps split each
   // k-tile this many ways ("ksplit=S", 2, 4 or 8), each owning one 16-row

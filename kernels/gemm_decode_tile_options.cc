@@ -182,24 +182,42 @@ bool BulkWeightsWin(const GemmTileConfig& tile, int64_t splits,
 // (7-8 k-tiles; 7 unmeasured). Measured with uint4 in groups of 128; the
 // other 4-bit specs on the same tile (zero points, int4, other groups)
 // extrapolate, as early=N's rules do.
+bool WarpRunWeightsWin(const GemmTileConfig& tile, int64_t splits,
+                       const QuantSpec& spec, const LayerShape& shape) {
+  const SplitTiles blocks = TilesPerSplit(tile, splits, shape);
+  return IsKSplit32RowTile(tile) && spec.weight.bits == 4 &&
+         spec.activation_type == DataType::kBf16 && blocks.fewest >= 7 &&
+         blocks.most <= 8 && WgmmaTakesWarpRunWeights(tile, spec);
+}
+
 // Planner v61 (sweeps el, em, twice each; decode-notes v108): k-major
-// scales against the same tile and splits, uint4 in groups of 128. The
-// 128-row 256-column tiles on long splits: 28672 x 8192 unsplit (32
-// k-tiles) 16x128x256 s4 M = 16 fp16 32.57-33.12 us against 33.09-33.65, bf16
-// 35.97-36.18 against 36.44-36.95 (0.98-0.99x; M = 12 alike), 32x128x256 s3
-// M = 32 0.986-0.991x; 8192 x 28672 in 4 splits of 28 0.986-0.99x at M = 16.
-// The 32-token warpgroup k-slices: 8192 x 28672 (56 k-tiles) fp16 39.75-39.78
-// against 40.69-40.78, bf16 0.98x; 8192 x 8192 (16) fp16 0.98x, bf16
-// 0.99-1.0x. Short splits lost or tied: 4096 x 14336 in 8 splits of 7
-// k-tiles 1.00-1.015x (16 and 32 tokens), the slices over 8 k-tiles (6144 /
-// 7168 / 5120 x 4096) 0.99-1.0x, and the 16-token slices lost on 8192 x
-// 8192 (1.01-1.015x), as did 4096 x 4096's 32-row sixteen-warp tile (1.01-
-// 1.03x). Other specs, and grids past one wave, unmeasured: not taken.
+// scales against the same tile and splits, uint4 in groups of 128 with
+// fp16 scales and activations or bf16 ones. The 128-row 256-column tiles on
+// long splits: 28672 x 8192 unsplit (32 k-tiles) 16x128x256 s4 M = 16 fp16
+// 32.57-33.12 us against 33.09-33.65, bf16 35.97-36.18 against 36.44-36.95
+// (0.973-0.989x; M = 12 alike), 32x128x256 s3 M = 32 0.985-0.991x; 8192 x
+// 28672 in 4 splits of 28 0.986-0.99x at M = 16. The 32-token warpgroup
+// k-slices: 8192 x 28672 (56 k-tiles) fp16 39.75-39.78 against 40.69-40.78,
+// bf16 0.98x; 8192 x 8192 (16) fp16 0.98x, bf16 0.99-1.0x. Short splits of
+// the 128-row tiles lost: 4096 x 14336 in 8 splits of 7 k-tiles 1.001-1.015x
+// (16 and 32 tokens). The slices over 8 k-tiles (6144 / 7168 / 5120 x 4096)
+// gained ~1% (0.985-1.0x) and are left out: the bound stays where both
+// activation types gained. The 16-token slices lost on 8192 x 8192
+// (1.01-1.015x), as did 4096 x 4096's 32-row sixteen-warp tile (fp16
+// 1.01-1.03x). Taken unmeasured: the slices over 16 k-tiles on v60's
+// partial fills (6144 x 8192 and the like), the slices without early=1 (a
+// client of launch ABI 2-4), 32x128x256 in splits (8192 x 28672 for a client
+// without k-split tiles), other SM counts; not taken: other specs, mixed
+// scale and activation types, grids past one wave. The price is the layer's
+// transposed scale copy (QuantizedLinear keeps it where a kernel up to its
+// max_m reads it): as large as the scales, 1/32 of 4-bit weights in groups
+// of 128.
 bool KMajorScalesOnLongSplitsWin(const GemmTileConfig& tile, int64_t splits,
                                  const QuantSpec& spec, const LayerShape& shape,
                                  int sm_count) {
   if (tile.mma != GemmMma::kWgmma || !IsMeasuredFourBitGroupSpec(spec) ||
-      spec.granularity != ScaleGranularity::kGroup || spec.group_size != 128) {
+      spec.granularity != ScaleGranularity::kGroup || spec.group_size != 128 ||
+      spec.scale_type != spec.activation_type) {
     return false;
   }
   // One wave, as measured (layers wider than a wave run the 16 KB k-tile
@@ -220,14 +238,6 @@ bool KMajorScalesOnLongSplitsWin(const GemmTileConfig& tile, int64_t splits,
   k_major.k_major_scales = true;
   return (long_split_128_row_tile || long_32_token_slices) &&
          WgmmaTakesKMajorScales(k_major, spec, shape.k);
-}
-
-bool WarpRunWeightsWin(const GemmTileConfig& tile, int64_t splits,
-                       const QuantSpec& spec, const LayerShape& shape) {
-  const SplitTiles blocks = TilesPerSplit(tile, splits, shape);
-  return IsKSplit32RowTile(tile) && spec.weight.bits == 4 &&
-         spec.activation_type == DataType::kBf16 && blocks.fewest >= 7 &&
-         blocks.most <= 8 && WgmmaTakesWarpRunWeights(tile, spec);
 }
 
 }  // namespace hummingd

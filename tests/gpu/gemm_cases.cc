@@ -220,7 +220,8 @@ const std::vector<GemmCase>& CoveringCases() {
 // 16 (since planner v60 both take warpgroup k-slices at 16 and 32 tokens
 // instead, as do 6144 x 2048 at 16, where the slices' four k-tiles fill the
 // ring, and 7168 x 4096 with bf16 activations; v61 gives the 32-token slices
-// on 8192 x 8192 k-major scales).
+// on 8192 x 8192 k-major scales, and 8192 x 28672 its 16-token 128-row tile
+// in 4 splits and its 32-token slices over 56 k-tiles).
 std::vector<GemmCase> DecodeCases() {
   std::vector<GemmCase> cases;
   for (const GemmCase& c : CoveringCases()) {
@@ -274,6 +275,7 @@ std::vector<GemmCase> DecodeCases() {
       {"weight=uint4,group=128,scale=fp16", 6144, 2048, kDecode},
       {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16", 7168, 4096,
        kDecode},
+      {"weight=uint4,group=128,scale=fp16", 8192, 28672, kDecode},
   };
   cases.insert(cases.end(), std::begin(kRealLayers), std::end(kRealLayers));
   return cases;

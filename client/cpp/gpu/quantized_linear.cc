@@ -175,9 +175,16 @@ absl::StatusOr<std::unique_ptr<QuantizedLinear>> QuantizedLinear::Create(
         "cuMemsetD8Async(split-K counters)"));
   }
 
-  const bool needs_k_major = std::any_of(
-      set->kernels().begin(), set->kernels().end(),
-      [](const LoadedKernel& kernel) { return kernel.k_major_scales; });
+  // The transposed copy (as large as the scales) only where a kernel that
+  // serves some M <= max_m reads it: Forward refuses larger M, and since
+  // planner v61 the 16- / 32-token tiles of uint4 groups of 128 read it on
+  // the large layers, so a layer built for M <= 8 would otherwise carry it
+  // for nothing.
+  const bool needs_k_major =
+      std::any_of(set->kernels().begin(), set->kernels().end(),
+                  [max_m](const LoadedKernel& kernel) {
+                    return kernel.k_major_scales && kernel.m_min <= max_m;
+                  });
   if (needs_k_major) {
     ASSIGN_OR_RETURN(layer->scales_k_major_,
                      PrepareKMajorScales(driver, spec, set->n(), set->k(),
