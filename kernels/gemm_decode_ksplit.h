@@ -7,10 +7,11 @@
 // the ~1.1 µs split-K tail goes; at 16 and 32 tokens (planner v57) a 64-row
 // block's four warpgroups do the same on wgmma, one block per SM, where its
 // blocks fill a wave (since planner v60 from 6/11 of one on K up to 8192,
-// since v62 from K = 2048 / 3072 at any such fill); at 16 tokens planner v59 gives 8-bit weights on long K the 32-row
-// sixteen-warp blocks (decode-notes v107, v108). Which layers and specs take
-// them, and in which shape, is what the sweeps measured; every other case
-// keeps the planner's tile.
+// since v62 from K = 2048 / 3072 at any such fill); at 16 tokens planner
+// v59 gives 8-bit weights on long K the 32-row sixteen-warp blocks
+// (decode-notes v107, v108). Which layers and specs take them, and in which
+// shape, is what the sweeps measured; every other case keeps the planner's
+// tile.
 
 #include <optional>
 
