@@ -573,10 +573,8 @@ std::optional<DecodeCandidate> WideKTileCandidate(const DecodeRange& range,
 // e4m3 8192 x 28672 74.2 against 74.9).
 bool KMajorScalesWin(const GemmTileConfig& tile, const QuantSpec& spec,
                      const LayerShape& shape) {
-  GemmTileConfig k_major = tile;
-  k_major.k_major_scales = true;
   return tile.block_n == 256 && tile.warps_n == 8 &&
-         WgmmaTakesKMajorScales(k_major, spec, shape.k);
+         TileCanReadKMajorScales(tile, spec, shape.k);
 }
 
 }  // namespace

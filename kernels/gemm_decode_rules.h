@@ -6,6 +6,7 @@
 // and the spec classes their measurements distinguish.
 
 #include <algorithm>
+#include <cstdint>
 #include <optional>
 
 #include "kernels/gemm_config.h"
@@ -85,6 +86,16 @@ inline bool FitsAndValidates(const GemmTileConfig& tile, int shared_budget,
                              int smem_limit) {
   return tile.SharedBytes(spec) <= std::min(shared_budget, smem_limit) &&
          ValidateGemmTile(tile, shape.n, shape.k).ok();
+}
+
+// Whether the k-major kernel can read `spec`'s scales on `tile` over K = `k`
+// (WgmmaTakesKMajorScales asked of the tile with layout=kmajor set): the
+// capability half of each k-major rule, which then names where it won.
+inline bool TileCanReadKMajorScales(const GemmTileConfig& tile,
+                                    const QuantSpec& spec, int64_t k) {
+  GemmTileConfig k_major = tile;
+  k_major.k_major_scales = true;
+  return WgmmaTakesKMajorScales(k_major, spec, k);
 }
 
 // The 64-row, one-warpgroup half of a 128-row two-warpgroup tile (same

@@ -234,10 +234,8 @@ bool KMajorScalesOnLongSplitsWin(const GemmTileConfig& tile, int64_t splits,
       device::wgmma_warpgroup_slices(tile.block_m, tile.block_n,
                                      tile.warp_split_k) &&
       fewest_tiles >= 16;
-  GemmTileConfig k_major = tile;
-  k_major.k_major_scales = true;
   return (long_split_128_row_tile || long_32_token_slices) &&
-         WgmmaTakesKMajorScales(k_major, spec, shape.k);
+         TileCanReadKMajorScales(tile, spec, shape.k);
 }
 
 }  // namespace hummingd

@@ -5,10 +5,9 @@
 // prologue's early tiles (`early=N`) and the weights' copy path
 // (`copy=bulk`, `copy=warprun`), and k-major scales on long splits
 // (`layout=kmajor`; the 256-row tiles' own rule is gemm_decode_plan.cc's).
-// Each wins on some tiles and layers and
-// loses on others by a few percent, so each rule names what the sweeps
-// measured (bench/decode-notes.md) and every other case keeps the tile as
-// it was.
+// Each wins on some tiles and layers and loses on others by a few percent,
+// so each rule names what the sweeps measured (bench/decode-notes.md) and
+// every other case keeps the tile as it was.
 
 #include <cstdint>
 #include <optional>

@@ -103,8 +103,7 @@ TEST(GemmDecodePlanTest, HopperDecodeRangesAreWgmmaAndFillTheMachine) {
         // one, measured without them (planner v49), and since planner v61
         // for uint4 in groups of 128 on long splits: the 128-row 256-column
         // tiles at 16 and 32 tokens over 28 or more k-tiles, the 32-token
-        // warpgroup k-slices
-        // over 16 or more.
+        // warpgroup k-slices over 16 or more.
         const bool sixteen_warp_8_bit =
             tile->warps_n == 16 && request.spec.weight.bits == 8;
         const bool uint4_group_128 =
