@@ -211,6 +211,46 @@ std::optional<GemmTileConfig> WarpgroupSliceTile(int tokens,
                          shape);
 }
 
+// 8-bit weights at 17-32 tokens in two-warpgroup k-slices, unsplit, or
+// nullopt where planner v64's rule does not take the spec and shape.
+std::optional<GemmTileConfig> EightBitWarpgroupSliceTile(
+    int tokens, const QuantSpec& spec, const LayerShape& shape, int sm_count,
+    int smem_limit) {
+  // Planner v64 (sweeps es, et, decode-notes v109): one 64-row block per SM
+  // over the whole of K whose two warpgroups split each 256-column k-tile
+  // (32x64x256 s6 ksplit=2 early=1, 256 threads; 8-bit rows make 512-column
+  // tiles too large for four stages), against the plans' split tiles (64-row
+  // half tiles three per SM, or 128-row ones, in 4-6 splits), uint8 / e4m3
+  // in groups of 128 with fp16 activations, M = 17 / 24 / 32: 6144 x 4096
+  // (96 blocks) 9.83-10.20 us against 10.43-10.87 (uint8 and e4m3 alike;
+  // the target at 32 is 8.77), 8192 x 8192 (128) 18.63-18.99 against
+  // 21.15-21.51, 7168 x 4096 0.80x, 5120 x 4096 (80) 0.915x, 6144 x 2048
+  // 0.77x, 6144 x 8192 0.94x. Four and five stages ran 0.3-4% slower than
+  // six, no early=1 2-3%, 128-column k-tiles in ten stages 1.00-1.05x
+  // against the plan, four warpgroups of 64 columns each (warps=1x16
+  // ksplit=4, sweep es) 1.00-1.04x. Where it lost: 4096 x 4096 (64 blocks,
+  // 9.47-9.72 against 8.57-8.76) and bf16 activations (uint8 6144 x 4096
+  // 15.41-15.44 against 14.07). So: fp16 activations, N / 64 filling 3/5
+  // (80 of 132, the least measured) to all of the SMs, 2048 <= K <= 8192
+  // (the measured K). Other 8-bit formats (e5m2) and scales of 128 columns
+  // or coarser take it unmeasured, as they take the v20 / v23 / v59 rules;
+  // zero points and second scales, whose windows the slices never ran with,
+  // do not.
+  const int64_t blocks = shape.n / 64;
+  const int64_t sms = sm_count;
+  if (tokens != 32 || spec.weight.bits != 8 ||
+      spec.activation_type != DataType::kFp16 ||
+      HasUnmeasuredFineScales(spec) ||
+      spec.zero_point != ZeroPointKind::kNone ||
+      spec.secondary_scale != SecondaryScale::kNone || blocks > sms ||
+      5 * blocks < 3 * sms || shape.k < 2048 || shape.k > 8192) {
+    return std::nullopt;
+  }
+  return KSplitCandidate(32, 8, 64, 256, 6, /*blocks_per_sm=*/1,
+                         std::min(kOneBlockSharedBytes, smem_limit), spec,
+                         shape);
+}
+
 }  // namespace
 
 std::optional<GemmTileConfig> KSplitWarpTile(int tokens, const QuantSpec& spec,
@@ -219,6 +259,11 @@ std::optional<GemmTileConfig> KSplitWarpTile(int tokens, const QuantSpec& spec,
   if (std::optional<GemmTileConfig> slices =
           WarpgroupSliceTile(tokens, spec, shape, sm_count, smem_limit)) {
     return slices;
+  }
+  if (std::optional<GemmTileConfig> eight_bit_slices =
+          EightBitWarpgroupSliceTile(tokens, spec, shape, sm_count,
+                                     smem_limit)) {
+    return eight_bit_slices;
   }
   const bool eight_bit = spec.weight.bits == 8;
   const bool at_16_tokens = tokens == 16;

@@ -27,6 +27,10 @@ namespace {
 using testing::DecodeRangeEntry;
 using testing::H200GemmRequest;
 
+// Planner v64's tile for 8-bit weights at 17-32 tokens.
+constexpr char kEightBitSlices[] =
+    "tile=32x64x256,warps=1x8,stages=6,mma=wgmma,ksplit=2,blocks=1,early=1";
+
 // Planner v19: k-split warps at 8 tokens where K <= 4096 and the narrowest
 // block (16 rows, else 32) fills >= 2/3 of one wave at two per SM, unsplit;
 // not on long K, scale groups under 32 columns (under 128 before planner
@@ -267,14 +271,26 @@ TEST(GemmDecodeKSplitTest, KSplitWarpsFillTheMachineUnsplit) {
     }
     // 32 tokens and up keep their tiles, but for warpgroup k-slices at 32
     // (planners v57 and v60; WarpgroupSlicesTakeOneWaveOfSixtyFourRowBlocks,
-    // WarpgroupSlicesOnShortKFromSixEleventhsOfTheSms).
+    // WarpgroupSlicesOnShortKFromSixEleventhsOfTheSms) and, for 8-bit
+    // weights with fp16 activations and no zero points on 80-132 64-row
+    // blocks and K 2048-8192, their two-warpgroup form (planner v64,
+    // EightBitTwoWarpgroupSlicesAt32Tokens).
+    const std::string spec_text(c.spec);
+    const bool eight_bit_fp16 =
+        (spec_text.find("uint8,") != std::string::npos ||
+         spec_text.find("e4m3,") != std::string::npos) &&
+        spec_text.find("act=fp16") != std::string::npos &&
+        spec_text.find("zero=") == std::string::npos;
     for (int i = 2; i < 4; ++i) {
       const PlanEntry entry = DecodeRangeEntry(*plan, i);
-      const bool slices =
-          i == 2 &&
+      const bool four_bit_slices =
           ((c.n == 8192 && (c.k == 8192 || c.k == 5120)) ||
            (c.n == 5632 && c.k == 4096)) &&
-          std::string(c.spec).find("uint4,group=128,") != std::string::npos;
+          spec_text.find("uint4,group=128,") != std::string::npos;
+      const bool eight_bit_slices = eight_bit_fp16 && c.n / 64 >= 80 &&
+                                    c.n / 64 <= 132 && c.k >= 2048 &&
+                                    c.k <= 8192;
+      const bool slices = i == 2 && (four_bit_slices || eight_bit_slices);
       EXPECT_EQ(entry.config.text.find("ksplit") != std::string::npos, slices)
           << entry.config.text;
     }
@@ -352,6 +368,9 @@ TEST(GemmDecodeKSplitTest, KSplitWarpsFillTheMachineUnsplit) {
     absl::StatusOr<Plan> plan = PlanKernels(H200GemmRequest(c.spec, c.n, c.k));
     ASSERT_TRUE(plan.ok()) << plan.status();
     for (const PlanEntry& entry : plan->entries) {
+      // Planner v64's 32-token slices (6144 x 8192 takes them) are not
+      // what these bounds keep out (EightBitTwoWarpgroupSlicesAt32Tokens).
+      if (entry.m_max == 32 && entry.config.text == kEightBitSlices) continue;
       EXPECT_EQ(entry.config.text.find("ksplit"), std::string::npos)
           << entry.config.text;
     }
@@ -583,6 +602,100 @@ TEST(GemmDecodeKSplitTest, EightBitLongKSixteenWarpBlocksWhereMeasured) {
       at_16("weight=uint8,group=128,scale=bf16,act=bf16,out=bf16", 4096, 14336)
           .find("16x32x1024"),
       std::string::npos);
+}
+
+// Planner v64 (sweeps es, et): 8-bit weights with fp16 activations at
+// 17-32 tokens take one 64-row block per SM whose two warpgroups split each
+// 256-column k-tile (32x64x256 s6 ksplit=2 early=1, 256 threads), unsplit,
+// where N / 64 fills 3/5 (80 of 132) to all of the SMs and 2048 <= K <=
+// 8192; not with bf16 activations, zero points, second scales or groups
+// under 128 columns. Each bound is checked on both sides.
+TEST(GemmDecodeKSplitTest, EightBitTwoWarpgroupSlicesAt32Tokens) {
+  const char* kTile = kEightBitSlices;
+  const char* kUint8 = "weight=uint8,group=128,scale=fp16,act=fp16,out=fp16";
+  const char* kE4m3 = "weight=e4m3,group=128,scale=fp16,act=fp16,out=fp16";
+  struct Case {
+    const char* spec;
+    int64_t n, k;
+    bool slices;
+  };
+  const Case cases[] = {
+      {kUint8, 6144, 4096, true},
+      {kE4m3, 6144, 4096, true},
+      {kUint8, 8192, 8192, true},
+      {kE4m3, 8192, 8192, true},
+      {"weight=uint8,group=channel,scale=fp16,act=fp16,out=fp16", 6144, 4096,
+       true},
+      // 80 blocks are 3/5 of 132 SMs (79.2), 79 fewer; 132 a wave, 133 more.
+      {kUint8, 5120, 4096, true},
+      {kUint8, 5056, 4096, false},
+      {kUint8, 8448, 4096, true},
+      {kUint8, 8512, 4096, false},
+      {kUint8, 4096, 4096, false},
+      // N a multiple of 64 only (the tile's validation).
+      {kUint8, 6176, 4096, false},
+      // 8-bit weights only: 4-bit ones that planner v57 / v60's slices do
+      // not take keep their tiles.
+      {"weight=uint4,group=channel,scale=fp16,act=fp16,out=fp16", 6144, 4096,
+       false},
+      // K from 2048 to 8192.
+      {kUint8, 6144, 2048, true},
+      {kUint8, 6144, 1792, false},
+      {kUint8, 6144, 8192, true},
+      {kUint8, 6144, 8448, false},
+      // fp16 activations, no zero points or second scales, groups of 128
+      // or coarser.
+      {"weight=uint8,group=128,scale=bf16,act=bf16,out=bf16", 6144, 4096,
+       false},
+      {"weight=uint8,group=128,scale=fp16,zero=int,act=fp16,out=fp16", 6144,
+       4096, false},
+      {"weight=e4m3,group=128,scale=fp16,scale2=tensor,act=fp16,out=fp16", 6144,
+       4096, false},
+      {"weight=uint8,group=64,scale=fp16,act=fp16,out=fp16", 6144, 4096, false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(::testing::Message()
+                 << c.spec << " N=" << c.n << " K=" << c.k);
+    const KernelRequest request = H200GemmRequest(c.spec, c.n, c.k);
+    absl::StatusOr<Plan> plan = PlanKernels(request);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    const PlanEntry entry = DecodeRangeEntry(*plan, 2);
+    EXPECT_EQ(entry.config.text == kTile, c.slices) << entry.config.text;
+    // Never at 16 or 64 tokens.
+    for (const int range : {1, 3}) {
+      EXPECT_NE(DecodeRangeEntry(*plan, range).config.text, kTile);
+    }
+    if (!c.slices) continue;
+    EXPECT_EQ(entry.m_min, 17);
+    EXPECT_EQ(entry.m_max, 32);
+    EXPECT_EQ(entry.launch.grid_y, c.n / 64);
+    EXPECT_EQ(entry.launch.grid_z, 1);
+    EXPECT_EQ(entry.launch.block_x, 256);
+    EXPECT_EQ(entry.launch.workspace_bytes_per_m_block, 0);
+    absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(entry.config.text);
+    ASSERT_TRUE(tile.ok()) << tile.status();
+    EXPECT_TRUE(device::wgmma_warpgroup_slices(tile->block_m, tile->block_n,
+                                               tile->warp_split_k));
+    // One block per SM: six stages fit one, not two.
+    EXPECT_EQ(WgmmaBlocksPerSm(*tile), 1);
+    EXPECT_LE(entry.launch.dynamic_shared_memory + 1024, 228 * 1024);
+    EXPECT_GT(2 * (entry.launch.dynamic_shared_memory + 1024), 228 * 1024);
+    absl::StatusOr<KernelSource> stub = GenerateStub(request, entry.config);
+    ASSERT_TRUE(stub.ok()) << stub.status();
+    EXPECT_NE(
+        stub->source.find(
+            "WgmmaTile<32, 64, 256, 2, 6, false, false, false, 2, 1, 1>;"),
+        std::string::npos)
+        << stub->source;
+    EXPECT_NE(stub->source.find("__launch_bounds__(256, 1)"),
+              std::string::npos);
+  }
+  // A client that cannot load k-split tiles keeps the split tiles.
+  absl::StatusOr<Plan> old_client = PlanKernels(testing::GemmRequest(
+      kUint8, 6144, 4096, "sm_90a", 132, kLaunchAbiKSplitTiles - 1));
+  ASSERT_TRUE(old_client.ok()) << old_client.status();
+  EXPECT_EQ(DecodeRangeEntry(*old_client, 2).config.text.find("ksplit"),
+            std::string::npos);
 }
 
 }  // namespace

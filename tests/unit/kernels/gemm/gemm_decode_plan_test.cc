@@ -306,8 +306,8 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
       // 14336 below); at 16 tokens too over 16-row blocks (v20), three per
       // SM on 6144 x 4096 (v23); at 32 and 64 tokens on 4096 x 4096 64-row
       // blocks in 4 splits of 8 k-tiles, the 64-token one pre-scaled with
-      // 128-column k-tiles, and at 32 on 6144 x 4096 three per SM in 4
-      // splits (v51).
+      // 128-column k-tiles, and at 32 on 6144 x 4096 (three per SM in 4
+      // splits at v51) since planner v64 two-warpgroup k-slices, unsplit.
       {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16",
        4096,
        4096,
@@ -321,9 +321,10 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
        4096,
        {"tile=8x32x512,warps=1x8,stages=4,mma=wgmma,ksplit=4",
         "tile=16x16x512,warps=1x8,stages=3,mma=wgmma,ksplit=8,blocks=3",
-        "tile=32x64x128,warps=1x4,stages=4,mma=wgmma,blocks=3",
+        "tile=32x64x256,warps=1x8,stages=6,mma=wgmma,ksplit=2,blocks=1,"
+        "early=1",
         "tile=64x128x64,warps=1x8,stages=6,mma=wgmma,scales=pre,early=1"},
-       {1, 1, 4, 5}},
+       {1, 1, 1, 5}},
       // 8-bit weights with fp16 activations at 8 tokens: 16-row k-split
       // blocks past K = 4096, two per SM on N = 4096 and four per SM on N =
       // 8192 (planner v21); at 16 tokens 32-row k-split blocks of sixteen
@@ -343,9 +344,10 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
        8192,
        {"tile=8x16x512,warps=1x8,stages=3,mma=wgmma,ksplit=8,blocks=4",
         "tile=16x128x128,warps=1x8,stages=4,mma=wgmma",
-        "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
+        "tile=32x64x256,warps=1x8,stages=6,mma=wgmma,ksplit=2,blocks=1,"
+        "early=1",
         "tile=64x128x64,warps=1x8,stages=6,mma=wgmma,scales=pre"},
-       {1, 4, 4, 4}},
+       {1, 4, 1, 4}},
       // bf16 at 16 and 32 tokens: warpgroup k-slices as for fp16 (v57;
       // and k-split warps at 8, with warp-run weight slots since v43).
       {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16",

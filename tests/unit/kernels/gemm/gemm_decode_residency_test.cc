@@ -355,7 +355,8 @@ TEST(GemmDecodePlanTest, K256TilesOnSmallLayersFitOneWave) {
   // wave (1024 x 16384: 8 row blocks, 16 splits, 128 blocks; unmeasured),
   // nor for groups under 32 columns, 8-bit weights or a K that is not a
   // multiple of 256 (4096 x 4096 and 6144 x 4096 take k-split warps at 8
-  // tokens, and 6144 x 4096 warpgroup k-slices at 16, planner v60).
+  // tokens, and 6144 x 4096 warpgroup k-slices at 16, planner v60, and with
+  // 8-bit weights at 32, planner v64: unsplit, on 256-column k-tiles too).
   struct Kept {
     const char* spec;
     int64_t n, k;
@@ -374,9 +375,11 @@ TEST(GemmDecodePlanTest, K256TilesOnSmallLayersFitOneWave) {
     absl::StatusOr<Plan> plan = PlanKernels(DecodeRequest(c.spec, c.n, c.k));
     ASSERT_TRUE(plan.ok()) << plan.status();
     for (int i = 0; i < 4; ++i) {
-      EXPECT_EQ(DecodeRangeEntry(*plan, i).config.text.find("x256,"),
-                std::string::npos)
-          << DecodeRangeEntry(*plan, i).config.text;
+      const std::string text = DecodeRangeEntry(*plan, i).config.text;
+      EXPECT_TRUE(text.find("x256,") == std::string::npos ||
+                  (text.find("ksplit=") != std::string::npos &&
+                   DecodeRangeEntry(*plan, i).launch.grid_z == 1))
+          << text;
     }
   }
   absl::StatusOr<Plan> w4_6144 = PlanKernels(DecodeRequest(

@@ -220,12 +220,17 @@ TEST(GemmDecodeShortSplitsTest, ThreePerSmHalvesPlannedWhereMeasured) {
             "tile=16x64x512,warps=1x16,stages=4,mma=wgmma,ksplit=4,blocks=1,"
             "early=1");
   // 8-bit weights with fp16 activations take the 32-token half (planner
-  // v51), with bf16 activations they keep it; their 16-token tile stays.
+  // v51) where planner v64's two-warpgroup k-slices do not apply (4608 x
+  // 4096: 72 64-row blocks, under 3/5 of the SMs; on 6144 x 4096 the slices
+  // won), with bf16 activations they keep it; their 16-token tile stays.
   for (const char* spec : {kUint8, kE4m3}) {
+    EXPECT_EQ(Planned(spec, 4608, 4096, 2).first,
+              "tile=32x64x128,warps=1x4,stages=4,mma=wgmma,blocks=3")
+        << spec;
     EXPECT_EQ(Planned(spec, 6144, 4096, 2),
-              std::make_pair(std::string("tile=32x64x128,warps=1x4,stages=4,"
-                                         "mma=wgmma,blocks=3"),
-                             int64_t{4}))
+              std::make_pair(std::string("tile=32x64x256,warps=1x8,stages=6,"
+                                         "mma=wgmma,ksplit=2,blocks=1,early=1"),
+                             int64_t{1}))
         << spec;
     EXPECT_EQ(Planned(spec, 6144, 4096, 1).first,
               "tile=16x16x512,warps=1x8,stages=3,mma=wgmma,ksplit=8,blocks=3")
