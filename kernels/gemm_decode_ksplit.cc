@@ -225,7 +225,7 @@ std::optional<GemmTileConfig> EightBitWarpgroupSliceTile(
   // (96 blocks) 9.83-10.20 us against 10.43-10.87 (uint8 and e4m3 alike;
   // the target at 32 is 8.77), 8192 x 8192 (128) 18.63-18.99 against
   // 21.15-21.51, 7168 x 4096 0.80x, 5120 x 4096 (80) 0.915x, 6144 x 2048
-  // 0.77x, 6144 x 8192 0.94x. Four and five stages ran 0.3-4% slower than
+  // 0.77x, 6144 x 8192 0.94x. Four and five stages ran 0.4-4% slower than
   // six, no early=1 2-3%, 128-column k-tiles in ten stages 1.00-1.05x
   // against the plan, four warpgroups of 64 columns each (warps=1x16
   // ksplit=4, sweep es) 1.00-1.04x. Where it lost: 4096 x 4096 (64 blocks,
