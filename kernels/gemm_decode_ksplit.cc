@@ -211,42 +211,58 @@ std::optional<GemmTileConfig> WarpgroupSliceTile(int tokens,
                          shape);
 }
 
-// 8-bit weights at 17-32 tokens in two-warpgroup k-slices, unsplit, or
-// nullopt where planner v64's rule does not take the spec and shape.
+// 8-bit weights at 9-32 tokens in two-warpgroup k-slices, unsplit, or
+// nullopt where planner v64's and v65's rules do not take the spec and shape.
 std::optional<GemmTileConfig> EightBitWarpgroupSliceTile(
     int tokens, const QuantSpec& spec, const LayerShape& shape, int sm_count,
     int smem_limit) {
   // Planner v64 (sweeps es, et, decode-notes v109): one 64-row block per SM
   // over the whole of K whose two warpgroups split each 256-column k-tile
   // (32x64x256 s6 ksplit=2 early=1, 256 threads; 8-bit rows make 512-column
-  // tiles too large for four stages), against the plans' split tiles (64-row
-  // half tiles three per SM, or 128-row ones, in 4-6 splits), uint8 / e4m3
-  // in groups of 128 with fp16 activations, M = 17 / 24 / 32: 6144 x 4096
-  // (96 blocks) 9.83-10.20 us against 10.43-10.87 (uint8 and e4m3 alike;
-  // the target at 32 is 8.77), 8192 x 8192 (128) 18.63-18.99 against
-  // 21.15-21.51, 7168 x 4096 0.80x, 5120 x 4096 (80) 0.915x, 6144 x 2048
-  // 0.77x, 6144 x 8192 0.94x. Four and five stages ran 0.4-4% slower than
-  // six, no early=1 2-3%, 128-column k-tiles in ten stages 1.00-1.05x
-  // against the plan, four warpgroups of 64 columns each (warps=1x16
+  // tiles too large for four stages), against the plans' split tiles
+  // (64-row halves three per SM or 128-row tiles, in 2-6 splits), uint8 /
+  // e4m3 in groups of 128 with fp16 activations at M = 24 / 32 (and 17 on
+  // 6144 x 4096): 6144 x 4096 (96 blocks) 9.83-10.20 us against 10.43-10.87
+  // (the target at 32 is 8.77), 8192 x 8192 (128) 18.63-18.99 against
+  // 21.15-21.51, 7168 x 4096 0.80x, 5120 x 4096 (80) 0.915-0.92x, 6144 x
+  // 2048 0.77x, 6144 x 8192 0.94x. Four stages ran 0.4-2% and five 3-7%
+  // slower than six, no early=1 2-3% (still ahead of the plans: what a
+  // client before launch ABI 5 gets), 128-column k-tiles in ten stages
+  // 0.99-1.05x the plan, four warpgroups of 64 columns each (warps=1x16
   // ksplit=4, sweep es) 1.00-1.04x. Where it lost: 4096 x 4096 (64 blocks,
   // 9.47-9.72 against 8.57-8.76) and bf16 activations (uint8 6144 x 4096
   // 15.41-15.44 against 14.07). So: fp16 activations, N / 64 filling 3/5
-  // (80 of 132, the least measured) to all of the SMs, 2048 <= K <= 8192
-  // (the measured K). Other 8-bit formats (e5m2) and scales of 128 columns
-  // or coarser take it unmeasured, as they take the v20 / v23 / v59 rules;
-  // zero points and second scales, whose windows the slices never ran with,
-  // do not.
+  // (80 of 132, the least measured) to all of the SMs (129-132 blocks
+  // unmeasured), 2048 <= K <= 8192 (the measured K).
+  // Planner v65 (sweep ev, decode-notes v111): the same at 9-16 tokens
+  // (16x64x256), against the plans' 16x128x128 in 4 splits: 8192 x 8192 M =
+  // 9 / 16 17.69-18.14 us against 19.29-19.57 (0.915-0.93x, uint8 and e4m3),
+  // 7168 x 4096 (112 blocks) 8.88-9.34 against 10.45-10.66 (0.85-0.88x);
+  // four warpgroups on 512 columns ran 0.93-0.94x / 0.84-0.86x there. On
+  // 6144 x 4096 (96 blocks) v23's three-per-SM k-split blocks stayed best
+  // (8.29-8.51 against 8.37-9.14), so at 16 tokens: N / 64 filling 5/6 (110
+  // of 132; 112 the least measured) to all of the SMs, 4096 <= K <= 8192.
+  // Both taken unmeasured, as the v20 / v23 / v59 rules take them: e5m2 and
+  // int8 weights, channel-wise or tensor scales, groups of 256 and up, 2-D
+  // blocks of 128 columns or more, scales of another type than the
+  // activations (bf16, fp32, ue8m0), and other SM counts (the fills are
+  // fractions of 132). Zero points and second scales, whose windows the
+  // slices never ran with, do not take them.
+  const bool at_16_tokens = tokens == 16;
   const int64_t blocks = shape.n / 64;
   const int64_t sms = sm_count;
-  if (tokens != 32 || spec.weight.bits != 8 ||
+  const int64_t fill_num = at_16_tokens ? 5 : 3;
+  const int64_t fill_den = at_16_tokens ? 6 : 5;
+  const int64_t k_min = at_16_tokens ? 2048 : 2048;
+  if ((tokens != 16 && tokens != 32) || spec.weight.bits != 8 ||
       spec.activation_type != DataType::kFp16 ||
       HasUnmeasuredFineScales(spec) ||
       spec.zero_point != ZeroPointKind::kNone ||
       spec.secondary_scale != SecondaryScale::kNone || blocks > sms ||
-      5 * blocks < 3 * sms || shape.k < 2048 || shape.k > 8192) {
+      fill_den * blocks < fill_num * sms || shape.k < k_min || shape.k > 8192) {
     return std::nullopt;
   }
-  return KSplitCandidate(32, 8, 64, 256, 6, /*blocks_per_sm=*/1,
+  return KSplitCandidate(tokens, 8, 64, 256, 6, /*blocks_per_sm=*/1,
                          std::min(kOneBlockSharedBytes, smem_limit), spec,
                          shape);
 }

@@ -9,7 +9,9 @@
 // blocks fill a wave (since planner v60 from 6/11 of one on K up to 8192,
 // since v62 from K = 2048 / 3072 at any such fill); at 16 tokens planner
 // v59 gives 8-bit weights on long K the 32-row sixteen-warp blocks
-// (decode-notes v107, v108). Which layers and specs take them, and in which
+// (decode-notes v107, v108); at 16 and 32 tokens planners v64 / v65 give
+// 8-bit weights with fp16 activations 64-row blocks of two warpgroup slices
+// (decode-notes v109, v111). Which layers and specs take them, and in which
 // shape, is what the sweeps measured; every other case keeps the planner's
 // tile.
 

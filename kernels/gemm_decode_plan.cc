@@ -694,7 +694,8 @@ absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
                                       sm_count, smem_limit)) {
       // Layers whose 16- or 32-token tile is one of these two in short
       // splits (planners v46-v48: measured on 6144 x 4096, where since v60
-      // 4-bit groups of 128 and 64 take warpgroup k-slices instead).
+      // 4-bit groups of 128 and 64, and since v64 8-bit weights with fp16
+      // activations at 32 tokens, take warpgroup k-slices instead).
       chosen.tile = three_per_sm->tile;
       chosen.splits = three_per_sm->splits;
     } else if (std::optional<SplitTile> prescaled_half =

@@ -55,12 +55,13 @@ std::optional<SplitTile> EightBitLongSplitHalfTile(
 // 4096 ran at 16 tokens (three per SM, an even split count) and 32 tokens
 // (two per SM, an odd split count, which ShortSplitHalfTile leaves; since
 // planner v60 4-bit groups of 128 and 64 take warpgroup k-slices there
-// first, so these tiles reach the rule on that layer in groups of 32, with
-// 8-bit weights at 32 tokens, and on narrower layers such as 3584 x 6144) give
-// way to their 64-row halves three per SM in fewer splits, which write half
-// the partials per block and fewer in all. Nothing where the rule does not
-// apply or the half tile does not fit three per SM. Any client can launch it (a
-// plain wgmma tile).
+// first, and since planner v64 8-bit weights with fp16 activations at 32
+// tokens, so these tiles reach the rule on that layer in groups of 32, with
+// 8-bit weights and a second scale, and on narrower layers such as 3584 x
+// 6144 or 4608 x 4096) give way to their 64-row halves three per SM in fewer
+// splits, which write half the partials per block and fewer in all. Nothing
+// where the rule does not apply or the half tile does not fit three per SM.
+// Any client can launch it (a plain wgmma tile).
 std::optional<SplitTile> ThreePerSmHalfTile(const GemmTileConfig& tile,
                                             int64_t splits,
                                             const QuantSpec& spec,

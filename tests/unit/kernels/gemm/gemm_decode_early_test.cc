@@ -193,14 +193,19 @@ TEST(GemmDecodeEarlyTest, PlannedWhereMeasuredWinning) {
   const char* bf16 = "weight=uint4,group=128,scale=bf16,act=bf16,out=bf16";
   EXPECT_EQ(PlannedText(bf16, 6144, 4096, 0), kKSplitTile);
   // 8-bit weights: every tile tied or lost, but the two-warpgroup k-slices
-  // at 32 tokens (planner v64, sweep et: without early=1 1.02-1.03x).
+  // at 16 and 32 tokens (planners v64 / v65, sweep et: without early=1
+  // 1.02-1.03x).
   for (const char* spec : {"weight=uint8,group=128,scale=fp16",
                            "weight=e4m3,group=128,scale=fp16"}) {
-    for (int range : {0, 1, 3}) {
+    for (int range : {0, 3}) {
       EXPECT_EQ(PlannedText(spec, 8192, 8192, range).find("early="),
                 std::string::npos)
           << spec << " range " << range;
     }
+    EXPECT_EQ(PlannedText(spec, 8192, 8192, 1),
+              "tile=16x64x256,warps=1x8,stages=6,mma=wgmma,ksplit=2,blocks=1,"
+              "early=1")
+        << spec;
     EXPECT_EQ(PlannedText(spec, 8192, 8192, 2),
               "tile=32x64x256,warps=1x8,stages=6,mma=wgmma,ksplit=2,blocks=1,"
               "early=1")

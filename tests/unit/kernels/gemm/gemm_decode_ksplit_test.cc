@@ -27,9 +27,11 @@ namespace {
 using testing::DecodeRangeEntry;
 using testing::H200GemmRequest;
 
-// Planner v64's tile for 8-bit weights at 17-32 tokens.
+// Planners v64 / v65's tiles for 8-bit weights at 17-32 and 9-16 tokens.
 constexpr char kEightBitSlices[] =
     "tile=32x64x256,warps=1x8,stages=6,mma=wgmma,ksplit=2,blocks=1,early=1";
+constexpr char kEightBitSlices16[] =
+    "tile=16x64x256,warps=1x8,stages=6,mma=wgmma,ksplit=2,blocks=1,early=1";
 
 // Planner v19: k-split warps at 8 tokens where K <= 4096 and the narrowest
 // block (16 rows, else 32) fills >= 2/3 of one wave at two per SM, unsplit;
@@ -191,13 +193,19 @@ TEST(GemmDecodeKSplitTest, KSplitWarpsFillTheMachineUnsplit) {
        "tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8", ""},
       {"weight=uint4,group=64,scale=fp16,act=fp16,out=fp16", 4096, 16384,
        "tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8", ""},
+      // At 16 tokens since planner v65 two-warpgroup k-slices where 64-row
+      // blocks fill 5/6 of the SMs and 4096 <= K <= 8192
+      // (EightBitTwoWarpgroupSlicesAt16And32Tokens).
       {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16", 8192, 8192,
-       "tile=8x16x512,warps=1x8,stages=3,mma=wgmma,ksplit=8,blocks=4", ""},
+       "tile=8x16x512,warps=1x8,stages=3,mma=wgmma,ksplit=8,blocks=4",
+       kEightBitSlices16},
       {"weight=uint8,group=channel,scale=fp16,act=fp16,out=fp16", 8192, 8192,
-       "tile=8x16x512,warps=1x8,stages=3,mma=wgmma,ksplit=8,blocks=4", ""},
+       "tile=8x16x512,warps=1x8,stages=3,mma=wgmma,ksplit=8,blocks=4",
+       kEightBitSlices16},
       // K <= 4096 keeps v19's 32-row blocks on N = 8192.
       {"weight=uint8,group=channel,scale=fp16,act=fp16,out=fp16", 8192, 4096,
-       "tile=8x32x512,warps=1x8,stages=4,mma=wgmma,ksplit=4", ""},
+       "tile=8x32x512,warps=1x8,stages=4,mma=wgmma,ksplit=4",
+       kEightBitSlices16},
       // 400 16-row blocks: just over three per SM.
       {"weight=e4m3,group=128,scale=fp16,act=fp16,out=fp16", 6400, 8192,
        "tile=8x16x512,warps=1x8,stages=3,mma=wgmma,ksplit=8,blocks=4", ""},
@@ -230,9 +238,11 @@ TEST(GemmDecodeKSplitTest, KSplitWarpsFillTheMachineUnsplit) {
       // per SM filling more than one fewer would (the block scheduler packs
       // blocks as densely as they fit).
       const int per_sm = WgmmaBlocksPerSm(*tile);
-      // One per SM is the sixteen-warp block; four per SM only at 8
-      // tokens, one and three only at 16.
-      EXPECT_EQ(per_sm == 1, tile->warps_n == 16) << per_sm;
+      // One per SM is the sixteen-warp block or 8-bit weights' two
+      // warpgroup slices (planner v65); four per SM only at 8 tokens, one
+      // and three only at 16.
+      const bool eight_bit_slices = entry.config.text == kEightBitSlices16;
+      EXPECT_EQ(per_sm == 1, tile->warps_n == 16 || eight_bit_slices) << per_sm;
       if (per_sm == 4) {
         EXPECT_EQ(tile->block_m, 8);
       }
@@ -245,7 +255,7 @@ TEST(GemmDecodeKSplitTest, KSplitWarpsFillTheMachineUnsplit) {
             tile->block_m, tile->block_n, tile->warp_split_k);
         EXPECT_GE((slices && c.k <= 8192 ? 11 : 3) * entry.launch.grid_y,
                   (slices && c.k <= 8192 ? 6 : 2) * 132);
-        EXPECT_EQ(tile->warps_n, 16);
+        EXPECT_EQ(tile->warps_n, eight_bit_slices ? 8 : 16);
       } else if (per_sm == 2) {
         EXPECT_GE(3 * entry.launch.grid_y, 2 * 2 * 132);
       } else {
@@ -275,18 +285,16 @@ TEST(GemmDecodeKSplitTest, KSplitWarpsFillTheMachineUnsplit) {
     // weights with fp16 activations and no zero points on 80-132 64-row
     // blocks and K 2048-8192, their two-warpgroup form (planner v64,
     // EightBitTwoWarpgroupSlicesAt32Tokens).
-    const std::string spec_text(c.spec);
-    const bool eight_bit_fp16 =
-        (spec_text.find("uint8,") != std::string::npos ||
-         spec_text.find("e4m3,") != std::string::npos) &&
-        spec_text.find("act=fp16") != std::string::npos &&
-        spec_text.find("zero=") == std::string::npos;
+    const QuantSpec spec = Canonicalize(*ParseSpecText(c.spec));
+    const bool eight_bit_fp16 = spec.weight.bits == 8 &&
+                                spec.activation_type == DataType::kFp16 &&
+                                spec.zero_point == ZeroPointKind::kNone;
     for (int i = 2; i < 4; ++i) {
       const PlanEntry entry = DecodeRangeEntry(*plan, i);
       const bool four_bit_slices =
           ((c.n == 8192 && (c.k == 8192 || c.k == 5120)) ||
            (c.n == 5632 && c.k == 4096)) &&
-          spec_text.find("uint4,group=128,") != std::string::npos;
+          std::string(c.spec).find("uint4,group=128,") != std::string::npos;
       const bool eight_bit_slices = eight_bit_fp16 && c.n / 64 >= 80 &&
                                     c.n / 64 <= 132 && c.k >= 2048 &&
                                     c.k <= 8192;
@@ -368,9 +376,12 @@ TEST(GemmDecodeKSplitTest, KSplitWarpsFillTheMachineUnsplit) {
     absl::StatusOr<Plan> plan = PlanKernels(H200GemmRequest(c.spec, c.n, c.k));
     ASSERT_TRUE(plan.ok()) << plan.status();
     for (const PlanEntry& entry : plan->entries) {
-      // Planner v64's 32-token slices (6144 x 8192 takes them) are not
+      // Planner v64's 32-token slices, which 6144 x 8192 takes, are not
       // what these bounds keep out (EightBitTwoWarpgroupSlicesAt32Tokens).
-      if (entry.m_max == 32 && entry.config.text == kEightBitSlices) continue;
+      if (c.n == 6144 && c.k == 8192 && entry.m_max == 32 &&
+          entry.config.text == kEightBitSlices) {
+        continue;
+      }
       EXPECT_EQ(entry.config.text.find("ksplit"), std::string::npos)
           << entry.config.text;
     }
@@ -604,70 +615,38 @@ TEST(GemmDecodeKSplitTest, EightBitLongKSixteenWarpBlocksWhereMeasured) {
       std::string::npos);
 }
 
-// Planner v64 (sweeps es, et): 8-bit weights with fp16 activations at
-// 17-32 tokens take one 64-row block per SM whose two warpgroups split each
-// 256-column k-tile (32x64x256 s6 ksplit=2 early=1, 256 threads), unsplit,
-// where N / 64 fills 3/5 (80 of 132) to all of the SMs and 2048 <= K <=
-// 8192; not with bf16 activations, zero points, second scales or groups
-// under 128 columns. Each bound is checked on both sides.
-TEST(GemmDecodeKSplitTest, EightBitTwoWarpgroupSlicesAt32Tokens) {
-  const char* kTile = kEightBitSlices;
-  const char* kUint8 = "weight=uint8,group=128,scale=fp16,act=fp16,out=fp16";
-  const char* kE4m3 = "weight=e4m3,group=128,scale=fp16,act=fp16,out=fp16";
-  struct Case {
-    const char* spec;
-    int64_t n, k;
-    bool slices;
-  };
-  const Case cases[] = {
-      {kUint8, 6144, 4096, true},
-      {kE4m3, 6144, 4096, true},
-      {kUint8, 8192, 8192, true},
-      {kE4m3, 8192, 8192, true},
-      {"weight=uint8,group=channel,scale=fp16,act=fp16,out=fp16", 6144, 4096,
-       true},
-      // 80 blocks are 3/5 of 132 SMs (79.2), 79 fewer; 132 a wave, 133 more.
-      {kUint8, 5120, 4096, true},
-      {kUint8, 5056, 4096, false},
-      {kUint8, 8448, 4096, true},
-      {kUint8, 8512, 4096, false},
-      {kUint8, 4096, 4096, false},
-      // N a multiple of 64 only (the tile's validation).
-      {kUint8, 6176, 4096, false},
-      // 8-bit weights only: 4-bit ones that planner v57 / v60's slices do
-      // not take keep their tiles.
-      {"weight=uint4,group=channel,scale=fp16,act=fp16,out=fp16", 6144, 4096,
-       false},
-      // K from 2048 to 8192.
-      {kUint8, 6144, 2048, true},
-      {kUint8, 6144, 1792, false},
-      {kUint8, 6144, 8192, true},
-      {kUint8, 6144, 8448, false},
-      // fp16 activations, no zero points or second scales, groups of 128
-      // or coarser.
-      {"weight=uint8,group=128,scale=bf16,act=bf16,out=bf16", 6144, 4096,
-       false},
-      {"weight=uint8,group=128,scale=fp16,zero=int,act=fp16,out=fp16", 6144,
-       4096, false},
-      {"weight=e4m3,group=128,scale=fp16,scale2=tensor,act=fp16,out=fp16", 6144,
-       4096, false},
-      {"weight=uint8,group=64,scale=fp16,act=fp16,out=fp16", 6144, 4096, false},
-  };
-  for (const Case& c : cases) {
-    SCOPED_TRACE(::testing::Message()
-                 << c.spec << " N=" << c.n << " K=" << c.k);
-    const KernelRequest request = H200GemmRequest(c.spec, c.n, c.k);
-    absl::StatusOr<Plan> plan = PlanKernels(request);
-    ASSERT_TRUE(plan.ok()) << plan.status();
-    const PlanEntry entry = DecodeRangeEntry(*plan, 2);
-    EXPECT_EQ(entry.config.text == kTile, c.slices) << entry.config.text;
-    // Never at 16 or 64 tokens.
-    for (const int range : {1, 3}) {
-      EXPECT_NE(DecodeRangeEntry(*plan, range).config.text, kTile);
-    }
-    if (!c.slices) continue;
-    EXPECT_EQ(entry.m_min, 17);
-    EXPECT_EQ(entry.m_max, 32);
+// A layer's planned tiles at 16 and 32 tokens: planners v64 / v65's 8-bit
+// two-warpgroup slices or not.
+struct EightBitSliceCase {
+  const char* spec;
+  int64_t n, k;
+  bool at_16, at_32;
+};
+
+// The two-warpgroup slice tile exactly where `c` expects it, unsplit, one
+// 256-thread block per SM from the range's first M, and its stub's tile
+// arguments; never at 8 or 64 tokens.
+void ExpectEightBitSlices(const EightBitSliceCase& c) {
+  SCOPED_TRACE(::testing::Message() << c.spec << " N=" << c.n << " K=" << c.k);
+  const KernelRequest request = H200GemmRequest(c.spec, c.n, c.k);
+  absl::StatusOr<Plan> plan = PlanKernels(request);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  for (const int range : {0, 3}) {
+    const std::string text = DecodeRangeEntry(*plan, range).config.text;
+    EXPECT_NE(text, kEightBitSlices16);
+    EXPECT_NE(text, kEightBitSlices);
+  }
+  for (const int range : {1, 2}) {
+    const bool expected = range == 1 ? c.at_16 : c.at_32;
+    const int tokens = range == 1 ? 16 : 32;
+    const PlanEntry entry = DecodeRangeEntry(*plan, range);
+    EXPECT_EQ(
+        entry.config.text == (range == 1 ? kEightBitSlices16 : kEightBitSlices),
+        expected)
+        << range << ": " << entry.config.text;
+    if (!expected) continue;
+    EXPECT_EQ(entry.m_min, tokens / 2 + 1);
+    EXPECT_EQ(entry.m_max, tokens);
     EXPECT_EQ(entry.launch.grid_y, c.n / 64);
     EXPECT_EQ(entry.launch.grid_z, 1);
     EXPECT_EQ(entry.launch.block_x, 256);
@@ -682,20 +661,104 @@ TEST(GemmDecodeKSplitTest, EightBitTwoWarpgroupSlicesAt32Tokens) {
     EXPECT_GT(2 * (entry.launch.dynamic_shared_memory + 1024), 228 * 1024);
     absl::StatusOr<KernelSource> stub = GenerateStub(request, entry.config);
     ASSERT_TRUE(stub.ok()) << stub.status();
-    EXPECT_NE(
-        stub->source.find(
-            "WgmmaTile<32, 64, 256, 2, 6, false, false, false, 2, 1, 1>;"),
-        std::string::npos)
+    EXPECT_NE(stub->source.find(absl::StrCat(
+                  "WgmmaTile<", tokens,
+                  ", 64, 256, 2, 6, false, false, false, 2, 1, 1>;")),
+              std::string::npos)
         << stub->source;
     EXPECT_NE(stub->source.find("__launch_bounds__(256, 1)"),
               std::string::npos);
   }
+}
+
+const char* const kUint8Fp16 =
+    "weight=uint8,group=128,scale=fp16,act=fp16,out=fp16";
+const char* const kE4m3Fp16 =
+    "weight=e4m3,group=128,scale=fp16,act=fp16,out=fp16";
+
+// Planner v64 (sweeps es, et): 8-bit weights with fp16 activations at
+// 17-32 tokens take one 64-row block per SM whose two warpgroups split each
+// 256-column k-tile (32x64x256 s6 ksplit=2 early=1, 256 threads), unsplit,
+// where N / 64 fills 3/5 (80 of 132) to all of the SMs and 2048 <= K <=
+// 8192; not with bf16 activations, zero points, second scales or groups
+// under 128 columns. Each bound is checked on both sides (at 16 tokens
+// planner v65's narrower bounds, EightBitTwoWarpgroupSlicesAt16Tokens).
+TEST(GemmDecodeKSplitTest, EightBitTwoWarpgroupSlicesAt32Tokens) {
+  const EightBitSliceCase cases[] = {
+      {kUint8Fp16, 6144, 4096, false, true},
+      {kE4m3Fp16, 6144, 4096, false, true},
+      {kUint8Fp16, 8192, 8192, true, true},
+      {kE4m3Fp16, 8192, 8192, true, true},
+      {"weight=uint8,group=channel,scale=fp16,act=fp16,out=fp16", 6144, 4096,
+       false, true},
+      // 80 blocks are 3/5 of 132 SMs (79.2), 79 fewer; 132 a wave, 133 more.
+      {kUint8Fp16, 5120, 4096, false, true},
+      {kUint8Fp16, 5056, 4096, false, false},
+      {kUint8Fp16, 8448, 4096, true, true},
+      {kUint8Fp16, 8512, 4096, false, false},
+      {kUint8Fp16, 4096, 4096, false, false},
+      // N a multiple of 64 only (the tile's validation).
+      {kUint8Fp16, 6176, 4096, false, false},
+      // 8-bit weights only: 4-bit ones that planner v57 / v60's slices do
+      // not take keep their tiles.
+      {"weight=uint4,group=channel,scale=fp16,act=fp16,out=fp16", 6144, 4096,
+       false, false},
+      // K from 2048 to 8192.
+      {kUint8Fp16, 6144, 2048, false, true},
+      {kUint8Fp16, 6144, 1792, false, false},
+      {kUint8Fp16, 6144, 8192, false, true},
+      {kUint8Fp16, 6144, 8448, false, false},
+      // fp16 activations (whatever the scales' type), no zero points or
+      // second scales, groups of 128 or coarser.
+      {"weight=uint8,group=128,scale=bf16,act=bf16,out=bf16", 6144, 4096, false,
+       false},
+      {"weight=uint8,group=128,scale=fp16,act=bf16,out=bf16", 6144, 4096, false,
+       false},
+      {"weight=uint8,group=128,scale=bf16,act=fp16,out=fp16", 6144, 4096, false,
+       true},
+      {"weight=uint8,group=128,scale=fp16,zero=int,act=fp16,out=fp16", 6144,
+       4096, false, false},
+      {"weight=e4m3,group=128,scale=fp16,scale2=tensor,act=fp16,out=fp16", 6144,
+       4096, false, false},
+      {"weight=uint8,group=64,scale=fp16,act=fp16,out=fp16", 6144, 4096, false,
+       false},
+  };
+  for (const EightBitSliceCase& c : cases) ExpectEightBitSlices(c);
   // A client that cannot load k-split tiles keeps the split tiles.
   absl::StatusOr<Plan> old_client = PlanKernels(testing::GemmRequest(
-      kUint8, 6144, 4096, "sm_90a", 132, kLaunchAbiKSplitTiles - 1));
+      kUint8Fp16, 6144, 4096, "sm_90a", 132, kLaunchAbiKSplitTiles - 1));
   ASSERT_TRUE(old_client.ok()) << old_client.status();
   EXPECT_EQ(DecodeRangeEntry(*old_client, 2).config.text.find("ksplit"),
             std::string::npos);
+}
+
+// Planner v65 (sweep ev): the same two-warpgroup slices at 9-16 tokens
+// (16x64x256), where N / 64 fills 5/6 (110 of 132) to all of the SMs and
+// 4096 <= K <= 8192: 6144 x 4096 (96 blocks) keeps v23's three-per-SM
+// k-split blocks, which measured faster there.
+TEST(GemmDecodeKSplitTest, EightBitTwoWarpgroupSlicesAt16Tokens) {
+  const EightBitSliceCase cases[] = {
+      {kUint8Fp16, 8192, 8192, true, true},
+      {kE4m3Fp16, 7168, 4096, true, true},
+      // 110 blocks are 5/6 of 132 SMs, 109 fewer; 132 a wave, 133 more.
+      {kUint8Fp16, 7040, 4096, true, true},
+      {kUint8Fp16, 6976, 4096, false, true},
+      {kUint8Fp16, 8448, 8192, true, true},
+      {kUint8Fp16, 8512, 8192, false, false},
+      {kUint8Fp16, 6144, 4096, false, true},
+      // K from 4096 to 8192 (32 tokens from 2048).
+      {kUint8Fp16, 7168, 3840, false, true},
+      {kUint8Fp16, 7168, 8192, true, true},
+      {kUint8Fp16, 7168, 8448, false, false},
+      // The 32-token rule's spec bounds.
+      {"weight=uint8,group=128,scale=fp16,act=bf16,out=bf16", 8192, 8192, false,
+       false},
+      {"weight=uint8,group=128,scale=fp16,zero=int,act=fp16,out=fp16", 8192,
+       8192, false, false},
+      {"weight=uint8,group=64,scale=fp16,act=fp16,out=fp16", 8192, 8192, false,
+       false},
+  };
+  for (const EightBitSliceCase& c : cases) ExpectEightBitSlices(c);
 }
 
 }  // namespace

@@ -329,7 +329,8 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
       // blocks past K = 4096, two per SM on N = 4096 and four per SM on N =
       // 8192 (planner v21); at 16 tokens 32-row k-split blocks of sixteen
       // warps, unsplit (v59); at 32 64-row blocks three per SM in 6 splits
-      // (v52).
+      // (v52). On 8192 x 8192 at 16 and 32 tokens 64-row blocks of two
+      // warpgroup k-slices, unsplit (planners v64 / v65).
       {"weight=e4m3,group=128,scale=fp16,act=fp16,out=fp16",
        4096,
        14336,
@@ -343,11 +344,12 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
        8192,
        8192,
        {"tile=8x16x512,warps=1x8,stages=3,mma=wgmma,ksplit=8,blocks=4",
-        "tile=16x128x128,warps=1x8,stages=4,mma=wgmma",
+        "tile=16x64x256,warps=1x8,stages=6,mma=wgmma,ksplit=2,blocks=1,"
+        "early=1",
         "tile=32x64x256,warps=1x8,stages=6,mma=wgmma,ksplit=2,blocks=1,"
         "early=1",
         "tile=64x128x64,warps=1x8,stages=6,mma=wgmma,scales=pre"},
-       {1, 4, 1, 4}},
+       {1, 1, 1, 4}},
       // bf16 at 16 and 32 tokens: warpgroup k-slices as for fp16 (v57;
       // and k-split warps at 8, with warp-run weight slots since v43).
       {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16",
