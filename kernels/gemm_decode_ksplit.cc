@@ -253,7 +253,7 @@ std::optional<GemmTileConfig> EightBitWarpgroupSliceTile(
   const int64_t sms = sm_count;
   const int64_t fill_num = at_16_tokens ? 5 : 3;
   const int64_t fill_den = at_16_tokens ? 6 : 5;
-  const int64_t k_min = at_16_tokens ? 2048 : 2048;
+  const int64_t k_min = at_16_tokens ? 4096 : 2048;
   if ((tokens != 16 && tokens != 32) || spec.weight.bits != 8 ||
       spec.activation_type != DataType::kFp16 ||
       HasUnmeasuredFineScales(spec) ||
