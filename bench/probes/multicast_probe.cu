@@ -31,6 +31,7 @@
 #include "arch/async_copy.cuh"
 #include "arch/bulk_copy.cuh"
 #include "probe_check.h"
+#include "probe_cluster_copy.cuh"
 
 namespace {
 
@@ -42,55 +43,7 @@ constexpr int kPaddedSmem = 100 * 1024;  // holds two blocks per SM
 
 enum class Path { kCpAsync, kBulk, kMulticast };
 
-__device__ uint32_t smem_address(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-
 namespace hd = ::hummingd::device;
-
-// Arrives on the mbarrier at the same offset in cluster block `rank`.
-__device__ void mbar_arrive_cluster(uint32_t bar, uint32_t rank) {
-  uint32_t remote;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
-               : "=r"(remote)
-               : "r"(bar), "r"(rank));
-  asm volatile(
-      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(
-          remote)
-      : "memory");
-}
-
-__device__ void bulk_copy(uint32_t dst, const void* src, uint32_t bytes,
-                          uint32_t bar) {
-  asm volatile(
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
-      "[%0], [%1], %2, [%3];" ::"r"(dst),
-      "l"(src), "r"(bytes), "r"(bar)
-      : "memory");
-}
-
-__device__ void bulk_copy_multicast(uint32_t dst, const void* src,
-                                    uint32_t bytes, uint32_t bar,
-                                    uint16_t mask) {
-  asm volatile(
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes."
-      "multicast::cluster [%0], [%1], %2, [%3], %4;" ::"r"(dst),
-      "l"(src), "r"(bytes), "r"(bar), "h"(mask)
-      : "memory");
-}
-
-__device__ void cluster_sync() {
-  asm volatile(
-      "barrier.cluster.arrive.release.aligned;\n"
-      "barrier.cluster.wait.acquire.aligned;" ::
-          : "memory");
-}
-
-__device__ uint32_t cluster_rank() {
-  uint32_t rank;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
-  return rank;
-}
 
 struct ProbeArgs {
   const uint8_t* act;      // kActBufferKb KB, read by every block

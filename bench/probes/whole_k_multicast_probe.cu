@@ -31,6 +31,7 @@
 #include "arch/async_copy.cuh"
 #include "arch/bulk_copy.cuh"
 #include "probe_check.h"
+#include "probe_cluster_copy.cuh"
 
 namespace {
 
@@ -41,44 +42,6 @@ constexpr int kWeightChunkBytes = 8192;
 enum class Path { kNone, kCpAsync, kBulk, kMulticast };
 
 namespace hd = ::hummingd::device;
-
-__device__ uint32_t smem_address(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-
-__device__ void bulk_copy(uint32_t dst, const void* src, uint32_t bytes,
-                          uint32_t bar) {
-  asm volatile(
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
-      "[%0], [%1], %2, [%3];" ::"r"(dst),
-      "l"(src), "r"(bytes), "r"(bar)
-      : "memory");
-}
-
-// Writes `bytes` at the same offset of every block in `mask` and completes
-// that many bytes on each one's mbarrier at offset `bar`.
-__device__ void bulk_copy_multicast(uint32_t dst, const void* src,
-                                    uint32_t bytes, uint32_t bar,
-                                    uint16_t mask) {
-  asm volatile(
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes."
-      "multicast::cluster [%0], [%1], %2, [%3], %4;" ::"r"(dst),
-      "l"(src), "r"(bytes), "r"(bar), "h"(mask)
-      : "memory");
-}
-
-__device__ void cluster_sync() {
-  asm volatile(
-      "barrier.cluster.arrive.release.aligned;\n"
-      "barrier.cluster.wait.acquire.aligned;" ::
-          : "memory");
-}
-
-__device__ uint32_t cluster_rank() {
-  uint32_t rank;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
-  return rank;
-}
 
 struct ProbeArgs {
   const uint8_t* act;      // tokens rows of row_bytes, read by every block

@@ -400,6 +400,32 @@ TEST(GemmDecodeKSplitTest, KSplitWarpsFillTheMachineUnsplit) {
       << (*small_smem)[0].config.text;
 }
 
+// What every unsplit warpgroup-slice entry of an n-row layer holds: a
+// 64-row block per SM over the whole of K in `threads`-thread blocks (no
+// split-K workspace), one block per SM by its ring (fits one, not two), and
+// a stub instantiating `stub_tile` under launch bounds of one block per SM.
+void ExpectOneSliceBlockPerSm(const KernelRequest& request,
+                              const PlanEntry& entry, int64_t n, int threads,
+                              const std::string& stub_tile) {
+  EXPECT_EQ(entry.launch.grid_y, n / 64);
+  EXPECT_EQ(entry.launch.grid_z, 1);
+  EXPECT_EQ(entry.launch.block_x, threads);
+  EXPECT_EQ(entry.launch.workspace_bytes_per_m_block, 0);
+  absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(entry.config.text);
+  ASSERT_TRUE(tile.ok()) << tile.status();
+  EXPECT_TRUE(device::wgmma_warpgroup_slices(tile->block_m, tile->block_n,
+                                             tile->warp_split_k));
+  EXPECT_EQ(WgmmaBlocksPerSm(*tile), 1);
+  EXPECT_LE(entry.launch.dynamic_shared_memory + 1024, 228 * 1024);
+  EXPECT_GT(2 * (entry.launch.dynamic_shared_memory + 1024), 228 * 1024);
+  absl::StatusOr<KernelSource> stub = GenerateStub(request, entry.config);
+  ASSERT_TRUE(stub.ok()) << stub.status();
+  EXPECT_NE(stub->source.find(stub_tile), std::string::npos) << stub->source;
+  EXPECT_NE(
+      stub->source.find(absl::StrCat("__launch_bounds__(", threads, ", 1)")),
+      std::string::npos);
+}
+
 // A layer's planned tiles at 16 and 32 tokens: warpgroup k-slices or not.
 struct SliceCase {
   const char* spec;
@@ -408,8 +434,8 @@ struct SliceCase {
 };
 
 // The slice tile exactly where `c` expects it (with k-major scales at 32
-// tokens over 16 or more k-tiles in groups of 128, planner v61), unsplit,
-// one 512-thread block per SM, and its stub's tile arguments.
+// tokens over 16 or more k-tiles in groups of 128, planner v61), in unsplit
+// 512-thread blocks one per SM (ExpectOneSliceBlockPerSm).
 void ExpectWarpgroupSlices(const SliceCase& c) {
   SCOPED_TRACE(::testing::Message() << c.spec << " N=" << c.n << " K=" << c.k);
   const KernelRequest request = H200GemmRequest(c.spec, c.n, c.k);
@@ -430,27 +456,10 @@ void ExpectWarpgroupSlices(const SliceCase& c) {
     EXPECT_EQ(entry.config.text == slices, expected)
         << range << ": " << entry.config.text;
     if (!expected) continue;
-    EXPECT_EQ(entry.launch.grid_y, c.n / 64);
-    EXPECT_EQ(entry.launch.grid_z, 1);
-    EXPECT_EQ(entry.launch.block_x, 512);
-    EXPECT_EQ(entry.launch.workspace_bytes_per_m_block, 0);
-    absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(entry.config.text);
-    ASSERT_TRUE(tile.ok()) << tile.status();
-    EXPECT_TRUE(device::wgmma_warpgroup_slices(tile->block_m, tile->block_n,
-                                               tile->warp_split_k));
-    // One block per SM: the ring and chunks fit one, not two.
-    EXPECT_EQ(WgmmaBlocksPerSm(*tile), 1);
-    EXPECT_LE(entry.launch.dynamic_shared_memory + 1024, 228 * 1024);
-    EXPECT_GT(2 * (entry.launch.dynamic_shared_memory + 1024), 228 * 1024);
-    absl::StatusOr<KernelSource> stub = GenerateStub(request, entry.config);
-    ASSERT_TRUE(stub.ok()) << stub.status();
-    EXPECT_NE(stub->source.find(absl::StrCat(
-                  "WgmmaTile<", tokens, ", 64, 512, 4, 4, false, false, ",
-                  k_major ? "true" : "false", ", 4, 1, 1>;")),
-              std::string::npos)
-        << stub->source;
-    EXPECT_NE(stub->source.find("__launch_bounds__(512, 1)"),
-              std::string::npos);
+    ExpectOneSliceBlockPerSm(
+        request, entry, c.n, 512,
+        absl::StrCat("WgmmaTile<", tokens, ", 64, 512, 4, 4, false, false, ",
+                     k_major ? "true" : "false", ", 4, 1, 1>;"));
   }
 }
 
@@ -623,9 +632,9 @@ struct EightBitSliceCase {
   bool at_16, at_32;
 };
 
-// The two-warpgroup slice tile exactly where `c` expects it, unsplit, one
-// 256-thread block per SM from the range's first M, and its stub's tile
-// arguments; never at 8 or 64 tokens.
+// The two-warpgroup slice tile exactly where `c` expects it from the
+// range's first M, in unsplit 256-thread blocks one per SM
+// (ExpectOneSliceBlockPerSm); never at 8 or 64 tokens.
 void ExpectEightBitSlices(const EightBitSliceCase& c) {
   SCOPED_TRACE(::testing::Message() << c.spec << " N=" << c.n << " K=" << c.k);
   const KernelRequest request = H200GemmRequest(c.spec, c.n, c.k);
@@ -647,27 +656,10 @@ void ExpectEightBitSlices(const EightBitSliceCase& c) {
     if (!expected) continue;
     EXPECT_EQ(entry.m_min, tokens / 2 + 1);
     EXPECT_EQ(entry.m_max, tokens);
-    EXPECT_EQ(entry.launch.grid_y, c.n / 64);
-    EXPECT_EQ(entry.launch.grid_z, 1);
-    EXPECT_EQ(entry.launch.block_x, 256);
-    EXPECT_EQ(entry.launch.workspace_bytes_per_m_block, 0);
-    absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(entry.config.text);
-    ASSERT_TRUE(tile.ok()) << tile.status();
-    EXPECT_TRUE(device::wgmma_warpgroup_slices(tile->block_m, tile->block_n,
-                                               tile->warp_split_k));
-    // One block per SM: six stages fit one, not two.
-    EXPECT_EQ(WgmmaBlocksPerSm(*tile), 1);
-    EXPECT_LE(entry.launch.dynamic_shared_memory + 1024, 228 * 1024);
-    EXPECT_GT(2 * (entry.launch.dynamic_shared_memory + 1024), 228 * 1024);
-    absl::StatusOr<KernelSource> stub = GenerateStub(request, entry.config);
-    ASSERT_TRUE(stub.ok()) << stub.status();
-    EXPECT_NE(stub->source.find(absl::StrCat(
-                  "WgmmaTile<", tokens,
-                  ", 64, 256, 2, 6, false, false, false, 2, 1, 1>;")),
-              std::string::npos)
-        << stub->source;
-    EXPECT_NE(stub->source.find("__launch_bounds__(256, 1)"),
-              std::string::npos);
+    ExpectOneSliceBlockPerSm(
+        request, entry, c.n, 256,
+        absl::StrCat("WgmmaTile<", tokens,
+                     ", 64, 256, 2, 6, false, false, false, 2, 1, 1>;"));
   }
 }
 
