@@ -195,7 +195,7 @@ TEST(GemmDecodeKSplitTest, KSplitWarpsFillTheMachineUnsplit) {
        "tile=8x16x1024,warps=1x8,stages=3,mma=wgmma,ksplit=8", ""},
       // At 16 tokens since planner v65 two-warpgroup k-slices where 64-row
       // blocks fill 5/6 of the SMs and 4096 <= K <= 8192
-      // (EightBitTwoWarpgroupSlicesAt16And32Tokens).
+      // (EightBitTwoWarpgroupSlicesAt16Tokens).
       {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16", 8192, 8192,
        "tile=8x16x512,warps=1x8,stages=3,mma=wgmma,ksplit=8,blocks=4",
        kEightBitSlices16},
