@@ -285,7 +285,9 @@ TEST(GemmDecodeKSplitTest, KSplitWarpsFillTheMachineUnsplit) {
     // weights with fp16 activations and no zero points on 80-132 64-row
     // blocks and K 2048-8192, their two-warpgroup form (planner v64,
     // EightBitTwoWarpgroupSlicesAt32Tokens).
-    const QuantSpec spec = Canonicalize(*ParseSpecText(c.spec));
+    const absl::StatusOr<QuantSpec> parsed = ParseSpecText(c.spec);
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    const QuantSpec spec = Canonicalize(*parsed);
     const bool eight_bit_fp16 = spec.weight.bits == 8 &&
                                 spec.activation_type == DataType::kFp16 &&
                                 spec.zero_point == ZeroPointKind::kNone;
