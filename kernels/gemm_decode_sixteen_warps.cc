@@ -27,8 +27,10 @@ namespace hummingd {
 // Planner v50 (sweep df, one run, bench/results/tile-sweep-df-8f045e7.md):
 // bf16 activations too, uint8 M = 64 8192 x 28672 100.9 against 105.5 µs,
 // 28672 x 8192 109.4 against 116.0. On the tile, k-major scales (uint8
-// 28672 x 8192 80.7 against 79.3; e4m3 8192 x 28672 74.2 against 74.9),
-// bulk weight copies (83.1) and early=1 (79.1) do not pay.
+// 28672 x 8192 80.7 against 79.3; e4m3 8192 x 28672 74.2 against 74.9) and
+// bulk weight copies (83.1) do not pay; early=1 (79.1 in that one run) gains
+// 0.5-0.7% in two runs of sweeps ew and ex and is planned from v67
+// (EarlyFirstTileFrom, gemm_decode_tile_options.cc).
 std::optional<SplitTile> SixteenWarpEightBitTile(const GemmTileConfig& tile,
                                                  const QuantSpec& spec,
                                                  const LayerShape& shape,

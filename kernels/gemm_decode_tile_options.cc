@@ -46,6 +46,21 @@ bool IsHalfTileFourPerSm(const GemmTileConfig& tile) {
          tile.warp_split_k == 1;
 }
 
+// The 16-token tile of 128 rows and 256-column k-tiles, one warpgroup
+// without k-split warps.
+bool IsWide16TokenTile(const GemmTileConfig& tile) {
+  return tile.block_m == 16 && tile.block_n == 128 && tile.block_k == 256 &&
+         tile.warp_split_k == 1;
+}
+
+// The 64-token tile of 256 rows in sixteen warps, four stages, pre-scaled
+// (SixteenWarpEightBitTile, planners v49 / v50).
+bool IsSixteenWarpPrescaled64TokenTile(const GemmTileConfig& tile) {
+  return tile.block_m == 64 && tile.block_n == 256 && tile.block_k == 128 &&
+         tile.warps_n == 16 && tile.warp_split_k == 1 && tile.stages == 4 &&
+         tile.prescaled_scales;
+}
+
 }  // namespace
 
 // early=1 (planners v38-v42, bench/decode-notes.md v83, v84): the prologue
@@ -96,9 +111,7 @@ std::optional<int64_t> EarlyFirstTileFrom(const GemmTileConfig& tile,
   const int lead = device::wgmma_ring_lead(tile.stages, tile.warp_split_k);
   if (lead < 2) return std::nullopt;
   const bool k_split_tile = IsKSplit32RowTile(tile);
-  const bool wide_16_token_tile = tile.block_m == 16 && tile.block_n == 128 &&
-                                  tile.block_k == 256 && tile.warp_split_k == 1;
-  if (spec.weight.bits == 4 && (k_split_tile || wide_16_token_tile) &&
+  if (spec.weight.bits == 4 && (k_split_tile || IsWide16TokenTile(tile)) &&
       fewest >= 7 && most <= 8) {
     return m_min;
   }
@@ -125,6 +138,24 @@ std::optional<int64_t> EarlyFirstTileFrom(const GemmTileConfig& tile,
   // ed: 4096 x 14336 uint8 / e4m3 0.975x against early=0).
   if (IsSixteenWarpKSplit16TokenTile(tile) && spec.weight.bits == 8 &&
       tile.stages == 3) {
+    return m_min;
+  }
+  // The sixteen-warp pre-scaled 64-token tile (planners v49 / v50, in
+  // gemm_decode_sixteen_warps.cc; planner v67, sweeps ew and ex, twice
+  // each, decode-notes v113): 28672 x 8192 unsplit (64 k-tiles) and
+  // 8192 x 28672 in 4 splits of 56, M = 33 / 48 / 64, against early=0:
+  // uint8 with fp16 activations 0.993-0.995x (M = 64 76.41-76.42 µs against
+  // 76.57-76.92), e4m3 0.994-1.00x, uint8 with bf16 activations 0.995-1.00x
+  // (one run 1.001x at 8192 x 28672 M = 64). It never lost more than 0.1%.
+  if (IsSixteenWarpPrescaled64TokenTile(tile)) return m_min;
+  // The 16-token 128-row 256-column tile with k-major scales (planner v61's
+  // long splits) and bf16 activations (planner v67, sweeps ew and ex):
+  // 28672 x 8192 unsplit (32 k-tiles) M = 16 0.992-0.999x (36.27-36.32 µs
+  // against 36.30-36.36 in ex), 8192 x 28672 in 4 splits of 28 0.99-0.994x
+  // at M = 12 / 16. With fp16 activations it lost on both layers
+  // (1.006-1.013x), as v38's rule did there without k-major scales.
+  if (IsWide16TokenTile(tile) && tile.k_major_scales &&
+      spec.activation_type == DataType::kBf16) {
     return m_min;
   }
   // Only fp16 activations were measured with the v40 rules.

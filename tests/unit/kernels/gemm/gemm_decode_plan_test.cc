@@ -261,11 +261,12 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
       // 16 tokens since planner v53 (sweep dk: 36.9-37.1 against 38.9-39.1
       // µs for the 256-row k-major tile), at 8 and 32 since v54 (sweep dl:
       // 0.95-0.99x the k-major 8x256x128 and 32x128x128 s4).
+      // (With early=1 at 16 tokens since planner v67, sweeps ew / ex.)
       {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16",
        28672,
        8192,
        {"tile=8x128x256,warps=1x8,stages=4,mma=wgmma",
-        "tile=16x128x256,warps=1x8,stages=4,mma=wgmma,layout=kmajor",
+        "tile=16x128x256,warps=1x8,stages=4,mma=wgmma,layout=kmajor,early=1",
         "tile=32x128x256,warps=1x8,stages=3,mma=wgmma,layout=kmajor",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
        {1, 1, 1, 1}},
@@ -273,7 +274,7 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
        8192,
        28672,
        {"tile=8x128x256,warps=1x8,stages=4,mma=wgmma",
-        "tile=16x128x256,warps=1x8,stages=4,mma=wgmma,layout=kmajor",
+        "tile=16x128x256,warps=1x8,stages=4,mma=wgmma,layout=kmajor,early=1",
         "tile=32x64x512,warps=1x16,stages=4,mma=wgmma,layout=kmajor,ksplit=4,"
         "blocks=1,early=1",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
@@ -292,14 +293,14 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
        {1, 1, 4, 4}},
       // 8-bit weights at 8 tokens: 128-column k-tiles (16 KB) in long
       // splits (planner v18); at 64 tokens one sixteen-warp block per SM
-      // in splits of 56 k-tiles (v49).
+      // in splits of 56 k-tiles (v49), with early=1 (v67).
       {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16",
        8192,
        28672,
        {"tile=8x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=16x128x128,warps=1x8,stages=4,mma=wgmma",
         "tile=32x128x128,warps=1x8,stages=4,mma=wgmma",
-        "tile=64x256x128,warps=1x16,stages=4,mma=wgmma,scales=pre"},
+        "tile=64x256x128,warps=1x16,stages=4,mma=wgmma,scales=pre,early=1"},
        {4, 4, 4, 4}},
       // Small layers: 8-bit weights at 8 tokens take k-split warps where K
       // is short (v19), else the 16-token tile's shape and splits (4096 x
@@ -445,10 +446,15 @@ TEST(GemmDecodePlanTest, GroupsOf32And64TakeTheGroup128Rules) {
           const PlanEntry& c = coarse_tops[i];
           // Planner v61's k-major scales on long splits were measured in
           // groups of 128 only: fine groups read the same tile's scales by
-          // rows (the 256-row tiles' k-major rule takes any group).
+          // rows (the 256-row tiles' k-major rule takes any group), and
+          // without them the 16-token tile's bf16 early=1 (planner v67,
+          // which needs layout=kmajor) too.
           const std::string c_text =
               c.config.text.find("x256x") == std::string::npos
-                  ? absl::StrReplaceAll(c.config.text, {{",layout=kmajor", ""}})
+                  ? absl::StrReplaceAll(
+                        absl::StrReplaceAll(c.config.text,
+                                            {{",layout=kmajor,early=1", ""}}),
+                        {{",layout=kmajor", ""}})
                   : c.config.text;
           if (half_tile && i == 0) {
             EXPECT_EQ(c_text,

@@ -28,6 +28,9 @@ constexpr char kUint8[] = "weight=uint8,group=128,scale=fp16";
 constexpr char kE4m3[] = "weight=e4m3,group=128,scale=fp16";
 constexpr char kSixteenWarps[] =
     "tile=64x256x128,warps=1x16,stages=4,mma=wgmma,scales=pre";
+// As planned since planner v67 (GemmDecodeEarlyTest covers the option).
+constexpr char kSixteenWarpsEarly[] =
+    "tile=64x256x128,warps=1x16,stages=4,mma=wgmma,scales=pre,early=1";
 constexpr char kTwoPerSm[] =
     "tile=64x128x64,warps=1x8,stages=6,mma=wgmma,scales=pre";
 constexpr int kSmemLimit = 227 * 1024;
@@ -57,10 +60,10 @@ TEST(GemmDecodeSixteenWarpsTest, PlannedWhereMeasured) {
   for (const char* spec : {kUint8, kE4m3}) {
     // 32 256-row blocks x 4 splits of 56 k-tiles; 112 blocks unsplit of 64.
     EXPECT_EQ(Planned64(spec, 8192, 28672),
-              std::make_pair(std::string(kSixteenWarps), int64_t{4}))
+              std::make_pair(std::string(kSixteenWarpsEarly), int64_t{4}))
         << spec;
     EXPECT_EQ(Planned64(spec, 28672, 8192),
-              std::make_pair(std::string(kSixteenWarps), int64_t{1}))
+              std::make_pair(std::string(kSixteenWarpsEarly), int64_t{1}))
         << spec;
     // Where it lost: 8192 x 8192 (4 splits of 16 k-tiles), 4096 x 14336.
     EXPECT_EQ(Planned64(spec, 8192, 8192).first, kTwoPerSm) << spec;
@@ -70,9 +73,9 @@ TEST(GemmDecodeSixteenWarpsTest, PlannedWhereMeasured) {
   constexpr char kUint8Bf16[] =
       "weight=uint8,group=128,scale=bf16,act=bf16,out=bf16";
   EXPECT_EQ(Planned64(kUint8Bf16, 8192, 28672),
-            std::make_pair(std::string(kSixteenWarps), int64_t{4}));
+            std::make_pair(std::string(kSixteenWarpsEarly), int64_t{4}));
   EXPECT_EQ(Planned64(kUint8Bf16, 28672, 8192),
-            std::make_pair(std::string(kSixteenWarps), int64_t{1}));
+            std::make_pair(std::string(kSixteenWarpsEarly), int64_t{1}));
   EXPECT_EQ(Planned64(kUint8Bf16, 8192, 8192).first, kTwoPerSm);
   // 4-bit weights keep their tile (it lost with them).
   EXPECT_EQ(Planned64("weight=uint4,group=128,scale=fp16", 8192, 28672),
