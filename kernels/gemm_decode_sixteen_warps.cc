@@ -28,9 +28,32 @@ namespace hummingd {
 // bf16 activations too, uint8 M = 64 8192 x 28672 100.9 against 105.5 µs,
 // 28672 x 8192 109.4 against 116.0. On the tile, k-major scales (uint8
 // 28672 x 8192 80.7 against 79.3; e4m3 8192 x 28672 74.2 against 74.9) and
-// bulk weight copies (83.1) do not pay; early=1 (79.1 in that one run) gains
-// 0.5-0.7% in two runs of sweeps ew and ex and is planned from v67
+// bulk weight copies (83.1) do not pay; early=1 (79.1 in that one run)
+// measured 0.991-1.001x in two runs of sweep ex (uint8 / e4m3, fp16 and bf16
+// activations, 56 and 64 k-tiles per split) and is planned from v67
 // (EarlyFirstTileFrom, gemm_decode_tile_options.cc).
+GemmTileConfig SixteenWarpPrescaledTile() {
+  GemmTileConfig wide;
+  wide.mma = GemmMma::kWgmma;
+  wide.block_m = 64;
+  wide.block_n = 256;
+  wide.block_k = 128;
+  wide.warps_m = 1;
+  wide.warps_n = 16;
+  wide.stages = 4;
+  wide.prescaled_scales = true;
+  return wide;
+}
+
+bool IsSixteenWarpPrescaledTile(const GemmTileConfig& tile) {
+  const GemmTileConfig wide = SixteenWarpPrescaledTile();
+  return tile.mma == wide.mma && tile.block_m == wide.block_m &&
+         tile.block_n == wide.block_n && tile.block_k == wide.block_k &&
+         tile.warps_m == wide.warps_m && tile.warps_n == wide.warps_n &&
+         tile.warp_split_k == wide.warp_split_k && tile.stages == wide.stages &&
+         tile.prescaled_scales == wide.prescaled_scales;
+}
+
 std::optional<SplitTile> SixteenWarpEightBitTile(const GemmTileConfig& tile,
                                                  const QuantSpec& spec,
                                                  const LayerShape& shape,
@@ -41,15 +64,7 @@ std::optional<SplitTile> SixteenWarpEightBitTile(const GemmTileConfig& tile,
   if (!range_tile || spec.weight.bits != 8 || HasUnmeasuredFineScales(spec)) {
     return std::nullopt;
   }
-  GemmTileConfig wide;
-  wide.mma = GemmMma::kWgmma;
-  wide.block_m = 64;
-  wide.block_n = 256;
-  wide.block_k = 128;
-  wide.warps_m = 1;
-  wide.warps_n = 16;
-  wide.stages = 4;
-  wide.prescaled_scales = true;
+  const GemmTileConfig wide = SixteenWarpPrescaledTile();
   if (WgmmaBlocksPerSm(wide) != 1 ||
       !FitsAndValidates(wide, kOneBlockSharedBytes, spec, shape, smem_limit)) {
     return std::nullopt;

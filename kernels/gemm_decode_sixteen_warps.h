@@ -18,13 +18,21 @@
 
 namespace hummingd {
 
+// The sixteen-warp tile: 64x256x128, warps 1x16, four stages, pre-scaled.
+GemmTileConfig SixteenWarpPrescaledTile();
+
+// Whether `tile` has the sixteen-warp tile's shape, warps, stages and
+// pre-scaled scales (whatever its other options: early=N, planner v67).
+bool IsSixteenWarpPrescaledTile(const GemmTileConfig& tile);
+
 // The sixteen-warp tile and its splits in place of the range tile `tile`,
 // or nothing where the rule does not apply (not the pre-scaled 8-bit
 // 64-token tile, fine scales, a layer whose N or K the tile does not
 // divide, a grid past one block per SM, splits shorter than
 // kSixteenWarpMinTilesPerSplit k-tiles) or the tile does not fit
 // `smem_limit`. Any client can launch it (a plain wgmma tile); the planner
-// gives it no k-major scales (KMajorScalesWin).
+// gives it no k-major scales (KMajorScalesWin), and early=1 on splits of
+// 56 k-tiles or more (EarlyFirstTileFrom, planner v67).
 std::optional<SplitTile> SixteenWarpEightBitTile(const GemmTileConfig& tile,
                                                  const QuantSpec& spec,
                                                  const LayerShape& shape,

@@ -6,6 +6,7 @@
 
 #include "gemm/wgmma_config.cuh"
 #include "kernels/gemm_decode_rules.h"
+#include "kernels/gemm_decode_sixteen_warps.h"
 
 namespace hummingd {
 namespace {
@@ -53,13 +54,9 @@ bool IsWide16TokenTile(const GemmTileConfig& tile) {
          tile.warp_split_k == 1;
 }
 
-// The 64-token tile of 256 rows in sixteen warps, four stages, pre-scaled
-// (SixteenWarpEightBitTile, planners v49 / v50).
-bool IsSixteenWarpPrescaled64TokenTile(const GemmTileConfig& tile) {
-  return tile.block_m == 64 && tile.block_n == 256 && tile.block_k == 128 &&
-         tile.warps_n == 16 && tile.warp_split_k == 1 && tile.stages == 4 &&
-         tile.prescaled_scales;
-}
+// The sixteen-warp 64-token tile's early=1 (planner v67) was measured over
+// splits of 56 and 64 k-tiles.
+constexpr int64_t kSixteenWarpEarlyMinTilesPerSplit = 56;
 
 }  // namespace
 
@@ -77,7 +74,8 @@ bool IsSixteenWarpPrescaled64TokenTile(const GemmTileConfig& tile) {
 //    in three runs (bench/results/ab-v82-session31.md, tile-sweep-cd.md);
 //    4096 x 14336 16x128x256 in 8 splits of 7 (bf16 0.98x, fp16 1.00x).
 //    The same tiles lost over 28-32 k-tiles (the 28672-wide layers at 16
-//    tokens, 1.01x).
+//    tokens, 1.01x; with fp16 still, but bf16 with k-major scales takes it
+//    there since planner v67, below).
 //  - v40: the 8-token k-split tiles on a three-stage ring with fp16
 //    activations gain more the more tokens their tiles carry (sweep cg,
 //    twice, bench/results/tile-sweep-cg.md): over blocks of 4 k-tiles from
@@ -140,22 +138,33 @@ std::optional<int64_t> EarlyFirstTileFrom(const GemmTileConfig& tile,
       tile.stages == 3) {
     return m_min;
   }
-  // The sixteen-warp pre-scaled 64-token tile (planners v49 / v50, in
+  // The sixteen-warp pre-scaled 64-token tile (planners v49 / v50,
   // gemm_decode_sixteen_warps.cc; planner v67, sweeps ew and ex, twice
-  // each, decode-notes v113): 28672 x 8192 unsplit (64 k-tiles) and
-  // 8192 x 28672 in 4 splits of 56, M = 33 / 48 / 64, against early=0:
-  // uint8 with fp16 activations 0.993-0.995x (M = 64 76.41-76.42 µs against
-  // 76.57-76.92), e4m3 0.994-1.00x, uint8 with bf16 activations 0.995-1.00x
-  // (one run 1.001x at 8192 x 28672 M = 64). It never lost more than 0.1%.
-  if (IsSixteenWarpPrescaled64TokenTile(tile)) return m_min;
+  // each, decode-notes v113) over splits of 56 k-tiles or more: 28672 x
+  // 8192 unsplit (64 k-tiles) and 8192 x 28672 in 4 splits of 56, M = 33 /
+  // 48 / 64, against early=0: uint8 with fp16 activations 0.992-0.998x (M =
+  // 64 76.41-76.42 µs against 76.57-76.92), e4m3 0.994-1.001x, uint8 with
+  // bf16 activations 0.991-1.001x; it never lost more than 0.1%. Splits of
+  // 32-55 k-tiles, which the tile also takes, are unmeasured and keep it
+  // without (v40's rule saw early=1 lose on the other pre-scaled tile's
+  // longer splits); the other 8-bit formats and scale layouts the tile
+  // takes (e4m3 with bf16, int8, zero points, channel-wise or fp32 scales)
+  // extrapolate, as v38's do.
+  if (IsSixteenWarpPrescaledTile(tile) &&
+      fewest >= kSixteenWarpEarlyMinTilesPerSplit) {
+    return m_min;
+  }
   // The 16-token 128-row 256-column tile with k-major scales (planner v61's
-  // long splits) and bf16 activations (planner v67, sweeps ew and ex):
-  // 28672 x 8192 unsplit (32 k-tiles) M = 16 0.992-0.999x (36.27-36.32 µs
-  // against 36.30-36.36 in ex), 8192 x 28672 in 4 splits of 28 0.99-0.994x
-  // at M = 12 / 16. With fp16 activations it lost on both layers
-  // (1.006-1.013x), as v38's rule did there without k-major scales.
+  // long splits) and bf16 activations over splits of 28-32 k-tiles
+  // (planner v67, sweeps ew and ex): 28672 x 8192 unsplit (32 k-tiles) M =
+  // 12 / 16 0.992-1.000x (M = 16 36.27-36.32 µs against 36.30-36.36 in ex),
+  // 8192 x 28672 in 4 splits of 28 0.992-0.996x. With fp16 activations it
+  // lost on both layers (1.007-1.013x), as v38's rule did there without
+  // k-major scales; why the two activation types part is not known. Longer
+  // splits (the tile's k-major rule reaches any split of 28 or more) are
+  // unmeasured and keep it without.
   if (IsWide16TokenTile(tile) && tile.k_major_scales &&
-      spec.activation_type == DataType::kBf16) {
+      spec.activation_type == DataType::kBf16 && fewest >= 28 && most <= 32) {
     return m_min;
   }
   // Only fp16 activations were measured with the v40 rules.

@@ -328,10 +328,11 @@ TEST(GemmDecodeEarlyTest, SixteenWarpTileTakesItWhereItsRingHoldsAllOfK) {
 }
 
 // Planner v67 (sweeps ew and ex, bench/decode-notes.md v113): the
-// sixteen-warp pre-scaled 64-token tile takes early=1 for every spec it is
-// planned for (uint8 / e4m3 with fp16 activations, uint8 with bf16:
-// 0.993-1.00x), and the 16-token 128-row tile with k-major scales takes it
-// with bf16 activations (0.99-0.999x) but not with fp16 (1.006-1.013x).
+// sixteen-warp pre-scaled 64-token tile takes early=1 over splits of 56
+// k-tiles or more for every spec it is planned for (uint8 / e4m3 with fp16
+// activations, uint8 with bf16: 0.991-1.001x), and the 16-token 128-row
+// tile with k-major scales over splits of 28-32 takes it with bf16
+// activations (0.992-1.000x) but not with fp16 (1.007-1.013x).
 TEST(GemmDecodeEarlyTest, SixteenWarp64TokenAndBf16KMajor16TokenTiles) {
   constexpr char kSixteenWarp64TokenTile[] =
       "tile=64x256x128,warps=1x16,stages=4,mma=wgmma,scales=pre";
@@ -361,7 +362,13 @@ TEST(GemmDecodeEarlyTest, SixteenWarp64TokenAndBf16KMajor16TokenTiles) {
     EXPECT_EQ(PlannedText("weight=uint8,group=128,scale=fp16", n, k, 3,
                           kLaunchAbiTokenTiles256),
               kSixteenWarp64TokenTile);
+    EXPECT_EQ(PlannedText(kBf16W4, n, k, 1, kLaunchAbiTokenTiles256),
+              "tile=16x128x256,warps=1x8,stages=4,mma=wgmma,layout=kmajor");
   }
+  // Splits of 32 k-tiles (12288 x 8192 in two), which the sixteen-warp tile
+  // takes, were not measured with it: no option.
+  EXPECT_EQ(TextAtM("weight=uint8,group=128,scale=fp16", 12288, 8192, 64),
+            kSixteenWarp64TokenTile);
   // Each of the sixteen-warp tile's traits, changed alone, leaves the rule
   // (on 28672 x 8192 unsplit, 64 k-tiles: no other rule's reach).
   absl::StatusOr<QuantSpec> uint8 =
@@ -373,7 +380,18 @@ TEST(GemmDecodeEarlyTest, SixteenWarp64TokenAndBf16KMajor16TokenTiles) {
   const LayerShape wide_layer{28672, 8192};
   EXPECT_EQ(EarlyFirstTileFrom(*sixteen_warps, 1, *uint8, wide_layer, 33),
             std::optional<int64_t>(33));
-  std::vector<GemmTileConfig> others(7, *sixteen_warps);
+  // The measured splits' edge: 56 k-tiles (28672 x 7168 unsplit, 8192 x
+  // 28672 in 4) take it; 55 (28672 x 7040) and 44-45 (8192 x 28672 in 5)
+  // do not.
+  EXPECT_EQ(EarlyFirstTileFrom(*sixteen_warps, 1, *uint8, {28672, 7168}, 33),
+            std::optional<int64_t>(33));
+  EXPECT_EQ(EarlyFirstTileFrom(*sixteen_warps, 4, *uint8, {8192, 28672}, 33),
+            std::optional<int64_t>(33));
+  EXPECT_EQ(EarlyFirstTileFrom(*sixteen_warps, 1, *uint8, {28672, 7040}, 33),
+            std::nullopt);
+  EXPECT_EQ(EarlyFirstTileFrom(*sixteen_warps, 5, *uint8, {8192, 28672}, 33),
+            std::nullopt);
+  std::vector<GemmTileConfig> others(9, *sixteen_warps);
   others[0].block_m = 32;
   others[1].block_n = 128;
   others[2].block_k = 64;
@@ -381,6 +399,8 @@ TEST(GemmDecodeEarlyTest, SixteenWarp64TokenAndBf16KMajor16TokenTiles) {
   others[4].warp_split_k = 2;
   others[5].stages = 5;
   others[6].prescaled_scales = false;
+  others[7].warps_m = 2;
+  others[8].mma = GemmMma::kSync;
   for (size_t i = 0; i < others.size(); ++i) {
     EXPECT_EQ(EarlyFirstTileFrom(others[i], 1, *uint8, wide_layer, 33),
               std::nullopt)
@@ -399,6 +419,14 @@ TEST(GemmDecodeEarlyTest, SixteenWarp64TokenAndBf16KMajor16TokenTiles) {
   EXPECT_EQ(EarlyFirstTileFrom(*k_major, 1, *bf16, wide_layer, 9),
             std::optional<int64_t>(9));
   EXPECT_EQ(EarlyFirstTileFrom(*k_major, 1, *fp16, wide_layer, 9),
+            std::nullopt);
+  // Splits of 28-32 k-tiles: 28 (8192 x 28672 in 4) and 32 take it; 27
+  // (28672 x 6912) and 33 (28672 x 8448) do not.
+  EXPECT_EQ(EarlyFirstTileFrom(*k_major, 4, *bf16, {8192, 28672}, 9),
+            std::optional<int64_t>(9));
+  EXPECT_EQ(EarlyFirstTileFrom(*k_major, 1, *bf16, {28672, 6912}, 9),
+            std::nullopt);
+  EXPECT_EQ(EarlyFirstTileFrom(*k_major, 1, *bf16, {28672, 8448}, 9),
             std::nullopt);
   GemmTileConfig by_rows = *k_major;
   by_rows.k_major_scales = false;
