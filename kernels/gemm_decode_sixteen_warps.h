@@ -32,7 +32,7 @@ bool IsSixteenWarpPrescaledTile(const GemmTileConfig& tile);
 // kSixteenWarpMinTilesPerSplit k-tiles) or the tile does not fit
 // `smem_limit`. Any client can launch it (a plain wgmma tile); the planner
 // gives it no k-major scales (KMajorScalesWin), and early=1 on splits of
-// 56 k-tiles or more (EarlyFirstTileFrom, planner v67).
+// 56 k-tiles or more (EarlyFirstTileFrom, planners v67 / v68).
 std::optional<SplitTile> SixteenWarpEightBitTile(const GemmTileConfig& tile,
                                                  const QuantSpec& spec,
                                                  const LayerShape& shape,

@@ -144,12 +144,13 @@ std::optional<int64_t> EarlyFirstTileFrom(const GemmTileConfig& tile,
   // 8192 unsplit (64 k-tiles) and 8192 x 28672 in 4 splits of 56, M = 33 /
   // 48 / 64, against early=0: uint8 with fp16 activations 0.992-0.998x (M =
   // 64 76.41-76.42 µs against 76.57-76.92), e4m3 0.994-1.001x, uint8 with
-  // bf16 activations 0.991-1.001x; it never lost more than 0.1%. Splits of
-  // 32-55 k-tiles, which the tile also takes, are unmeasured and keep it
-  // without (v40's rule saw early=1 lose on the other pre-scaled tile's
-  // longer splits); the other 8-bit formats and scale layouts the tile
-  // takes (e4m3 with bf16, int8, zero points, channel-wise or fp32 scales)
-  // extrapolate, as v38's do.
+  // bf16 activations 0.991-1.001x; it never lost more than 0.1%. On splits
+  // of 32 k-tiles, which the tile also takes, it tied (planner v68, sweep
+  // ez, decode-notes v115: 12288 x 8192 and 16384 x 8192 in two, 10240 x
+  // 12288 in three, uint8 / e4m3 0.995-1.004x), so those and the unmeasured
+  // 33-55 keep the tile without it; the other 8-bit formats and scale
+  // layouts the tile takes (e4m3 with bf16, int8, zero points, channel-wise
+  // or fp32 scales) extrapolate, as v38's do.
   if (IsSixteenWarpPrescaledTile(tile) &&
       fewest >= kSixteenWarpEarlyMinTilesPerSplit) {
     return m_min;

@@ -327,7 +327,8 @@ TEST(GemmDecodeEarlyTest, SixteenWarpTileTakesItWhereItsRingHoldsAllOfK) {
             kSixteenWarp16TokenTile);
 }
 
-// Planner v67 (sweeps ew and ex, bench/decode-notes.md v113): the
+// Planners v67 / v68 (sweeps ew, ex and ez, bench/decode-notes.md v113,
+// v115): the
 // sixteen-warp pre-scaled 64-token tile takes early=1 over splits of 56
 // k-tiles or more for every spec it is planned for (uint8 / e4m3 with fp16
 // activations, uint8 with bf16: 0.991-1.001x), and the 16-token 128-row
@@ -366,7 +367,7 @@ TEST(GemmDecodeEarlyTest, SixteenWarp64TokenAndBf16KMajor16TokenTiles) {
               "tile=16x128x256,warps=1x8,stages=4,mma=wgmma,layout=kmajor");
   }
   // Splits of 32 k-tiles (12288 x 8192 in two), which the sixteen-warp tile
-  // takes, were not measured with it: no option.
+  // takes, tied with it (planner v68, sweep ez): no option.
   EXPECT_EQ(TextAtM("weight=uint8,group=128,scale=fp16", 12288, 8192, 64),
             kSixteenWarp64TokenTile);
   // Each of the sixteen-warp tile's traits, changed alone, leaves the rule
