@@ -463,6 +463,29 @@ int main(int argc, char** argv) {
   // Decode-notes v95: what a split pre-pass before every launch costs in
   // the chain, on the 16-token plans of 8192² and 4096² and the 8-token
   // tile of 8192² (HUMMINGD_PROBE_ONLY_PREPASS=1: each without, then with).
+  // Decode-notes v117: the 16-token near misses as planned today (planner
+  // v68): 4096²'s sixteen-warp tile with all of K in its ring (early=1),
+  // and the warpgroup k-slices of 6144x4096 (96 blocks) and 8192² (128),
+  // each beside the null kernel of its grid. Where does the time after the
+  // release go? (HUMMINGD_PROBE_ONLY_NEAR16=1 runs only these.)
+  if (env_is_one("HUMMINGD_PROBE_ONLY_NEAR16")) {
+    using WholeK4096 = WgmmaConfig<
+        W4, hd::WgmmaTile<16, 32, 1024, 4, 4, false, false, false, 8, 1, 1>,
+        4096, 4096>;
+    using Slices16 =
+        hd::WgmmaTile<16, 64, 512, 4, 4, false, false, false, 4, 1, 1>;
+    run_layer<WholeK4096, 1>("4096x4096 16x32x1024 ksplit=8 early=1", 1, 16,
+                             true);
+    run_layer<WholeK4096, 1, true>("4096x4096 16x32x1024 ksplit=8 early=1", 1,
+                                   16, true);
+    run_layer<WgmmaConfig<W4, Slices16, 6144, 4096>, 1>(
+        "6144x4096 16x64x512 ksplit=4 early=1", 1, 16, true);
+    run_layer<WgmmaConfig<W4, Slices16, 6144, 4096>, 1, true>(
+        "6144x4096 16x64x512 ksplit=4 early=1", 1, 16, true);
+    run_layer<WgmmaConfig<W4, Slices16, 8192, 8192>, 1>(
+        "8192x8192 16x64x512 ksplit=4 early=1", 1, 16, true);
+    return 0;
+  }
   if (env_is_one("HUMMINGD_PROBE_ONLY_PREPASS")) {
     for (bool prepass : {false, true}) {
       g_prepass = prepass;
