@@ -115,6 +115,32 @@ namespace {
 // 4096 x 14336 1.04-1.06x); without early=1 it ran 2.5% slower (ed).
 // Measured with uint8 and e4m3 in groups of 128 (fp16 scales); the other
 // 8-bit specs take it as they take the v20 / v23 16-token rules.
+// uint4 weights with 16-bit scales and no second scale: what every 4-bit
+// class of sweep ff (planner v69) shares with IsMeasuredFourBitGroupSpec.
+bool IsUint4WithSixteenBitScales(const QuantSpec& spec) {
+  return spec.weight.kind == WeightKind::kUint && spec.weight.bits == 4 &&
+         (spec.scale_type == DataType::kFp16 ||
+          spec.scale_type == DataType::kBf16) &&
+         spec.secondary_scale == SecondaryScale::kNone;
+}
+
+// The two 4-bit classes sweep ff ran on the warpgroup slices and the
+// 16-token sixteen-warp tile beside the measured groups: channel-wise
+// scales, and groups of 128 with integer zero points (GPTQ / AWQ style;
+// groups of 64 with them take the same rules, as groups of 64 take the
+// group-128 ones since planner v35; sweep fg measured them).
+bool IsChannelWiseFourBitSpec(const QuantSpec& spec) {
+  return IsUint4WithSixteenBitScales(spec) &&
+         spec.granularity == ScaleGranularity::kChannel &&
+         spec.zero_point == ZeroPointKind::kNone;
+}
+bool IsZeroPointGroupFourBitSpec(const QuantSpec& spec) {
+  return IsUint4WithSixteenBitScales(spec) &&
+         spec.granularity == ScaleGranularity::kGroup &&
+         (spec.group_size == 128 || spec.group_size == 64) &&
+         spec.zero_point == ZeroPointKind::kInteger;
+}
+
 // An unsplit k-split warp candidate of `warps` warps (BN = 16 * warps /
 // S), if its shared memory fits shared_budget and the tile fits the layer.
 std::optional<GemmTileConfig> KSplitCandidate(int tokens, int warps,
@@ -141,8 +167,8 @@ std::optional<GemmTileConfig> KSplitCandidate(int tokens, int warps,
 }
 
 // The k-split slices of whole warpgroups at 16 and 32 tokens, unsplit, or
-// nullopt where planner v57's and v60's rules do not take the spec and shape
-// (or the ring does not fit smem_limit). KSplitWarpTile tries it first.
+// nullopt where planner v57's, v60's and v69's rules do not take the spec and
+// shape (or the ring does not fit smem_limit). KSplitWarpTile tries it first.
 std::optional<GemmTileConfig> WarpgroupSliceTile(int tokens,
                                                  const QuantSpec& spec,
                                                  const LayerShape& shape,
@@ -190,25 +216,73 @@ std::optional<GemmTileConfig> WarpgroupSliceTile(int tokens,
   // fill, N not a multiple of 128 (e.g. 6208, 7872). All of it on 132 SMs:
   // the bounds are the measured fills, so other SM counts get the same
   // fractions unmeasured.
+  // Planner v69 (sweep ff, decode-notes v121, twice in one call, numerics
+  // ok): three more 4-bit classes, against the split tiles they ran
+  // (16x128x256 / 32x128x256 in 4 splits, 16x64x256 / 32x64x128 three per
+  // SM on 6144 x 4096, 16x128x128 three per SM in 6 splits for zero points),
+  // the same slice tiles on 8192 x 8192 and 6144 x 4096 at M = 9 / 16 / 24 /
+  // 32 (ratios over both runs):
+  //  - channel-wise scales: fp16 0.85-0.86x on 8192² (M = 16 10.43-10.46 µs
+  //    against 12.15-12.21), 0.86x / 0.91-0.92x at 16 / 32 tokens on 6144 x
+  //    4096; bf16 0.87-0.89x / 0.87-0.89x, 0.87-0.89x / 0.95-0.97x;
+  //  - groups of 128 with integer zero points: 16 tokens 0.78-0.79x on 8192²
+  //    and 0.91-0.94x on 6144 x 4096 (fp16 and bf16); 32 tokens 0.88-0.91x
+  //    on 8192², and on 6144 x 4096 fp16 0.97-0.99x but bf16 1.01-1.02x, so
+  //    bf16 with zero points at 32 tokens only on a wave's fill;
+  //  - groups of 32 (deferred scales fold every two k16 steps): 16 tokens
+  //    0.92-0.95x on 8192² and 0.91-0.95x on 6144 x 4096; 32 tokens on
+  //    6144 x 4096 1.00-1.04x (lost), on 8192² 0.91-0.95x deferred and with
+  //    scales=pre 0.85x (fp16, 15.67-15.80 against 18.43-18.53) / 0.88x
+  //    (bf16), so 32 tokens only on a wave's fill, pre-scaled. (Pre-scaled
+  //    at 16 tokens: fp16 0.98-0.99x, bf16 1.01-1.02x the deferred slices;
+  //    not taken.)
+  // Sweep fg (twice, numerics ok) then ran what the rule extrapolates:
+  // groups of 64 with integer zero points, which take the group-128 rule as
+  // groups of 64 take the others (planner v35), 0.78-0.81x at 16 tokens and
+  // 0.87-0.90x at 32 on 8192², 0.90-0.91x / 0.99-1.00x (fp16) on 6144 x
+  // 4096; channel-wise scales past K = 8192, which take the whole domain of
+  // groups of 128 (smaller scale chunks, the same fold), against v68's tiles
+  // in 2 and 4 splits: 8192 x 14336 at 16 tokens fp16 0.93-0.94x, bf16
+  // 0.55x; 8192 x 28672 at 32 fp16 0.97-0.98x, bf16 0.95-0.97x. Zero points
+  // and groups of 32, whose chunks are larger, only up to the K measured
+  // (8192); the other fills and K extrapolated as v57 / v60 are.
   const int64_t blocks = shape.n / 64;
   const int64_t sms = sm_count;
+  const bool fills_a_wave = 16 * blocks >= 15 * sms;
+  const bool fp16_activations = spec.activation_type == DataType::kFp16;
   const bool measured_groups =
+      IsMeasuredFourBitGroupSpec(spec) &&
       spec.granularity == ScaleGranularity::kGroup &&
       (spec.group_size == 128 || spec.group_size == 64);
-  if ((tokens != 16 && tokens != 32) || !IsMeasuredFourBitGroupSpec(spec) ||
-      !measured_groups ||
-      (spec.activation_type != DataType::kFp16 &&
-       spec.activation_type != DataType::kBf16) ||
+  const bool groups_of_32 = IsMeasuredFourBitGroupSpec(spec) &&
+                            HasGroupsOf32(spec) &&
+                            (tokens == 16 || fills_a_wave);
+  const bool zero_points = IsZeroPointGroupFourBitSpec(spec) &&
+                           (tokens == 16 || fp16_activations || fills_a_wave);
+  const bool spec_taken = measured_groups || IsChannelWiseFourBitSpec(spec) ||
+                          zero_points || groups_of_32;
+  if ((tokens != 16 && tokens != 32) || !spec_taken ||
+      (!fp16_activations && spec.activation_type != DataType::kBf16) ||
       shape.n % 64 != 0 || blocks > sms || 11 * blocks < 6 * sms) {
     return std::nullopt;
   }
-  const bool fills_a_wave = 16 * blocks >= 15 * sms;
   const int64_t k_min = tokens == 16 ? 2048 : 3072;
-  const int64_t k_max = !fills_a_wave ? 8192 : tokens == 16 ? 14336 : 28672;
+  const bool larger_chunks = zero_points || groups_of_32;
+  const int64_t k_max = !fills_a_wave || larger_chunks ? 8192
+                        : tokens == 16                 ? 14336
+                                                       : 28672;
   if (shape.k < k_min || shape.k > k_max) return std::nullopt;
-  return KSplitCandidate(tokens, 16, 64, 512, 4, /*blocks_per_sm=*/1,
-                         std::min(kOneBlockSharedBytes, smem_limit), spec,
-                         shape);
+  std::optional<GemmTileConfig> slices =
+      KSplitCandidate(tokens, 16, 64, 512, 4, /*blocks_per_sm=*/1,
+                      std::min(kOneBlockSharedBytes, smem_limit), spec, shape);
+  if (slices.has_value() && groups_of_32 && tokens == 32) {
+    slices->prescaled_scales = true;
+    if (!FitsAndValidates(*slices, kOneBlockSharedBytes, spec, shape,
+                          smem_limit)) {
+      return std::nullopt;
+    }
+  }
+  return slices;
 }
 
 // 8-bit weights at 9-32 tokens in two-warpgroup k-slices, unsplit, or
@@ -291,11 +365,19 @@ std::optional<GemmTileConfig> KSplitWarpTile(int tokens, const QuantSpec& spec,
   if (at_16_tokens && !eight_bit) {
     // 4-bit weights at 16 tokens: 32-row blocks of sixteen warps, one per
     // SM, where N / 32 fills 2/3 to all of the SMs and 2048 < K <= 4096;
-    // only the specs measured (IsMeasuredFourBitGroupSpec).
+    // only the specs measured (IsMeasuredFourBitGroupSpec; since planner
+    // v69 channel-wise scales and groups of 128 or 64 with integer zero
+    // points, sweeps ff and fg on 4096 x 4096 at M = 12 / 16 against
+    // 16x128x256 in 8 splits: channel 0.69-0.74x, fp16 M = 16 4.99-5.00 µs
+    // against 6.82-6.83; zero points in groups of 128 0.83-0.86x, of 64
+    // 0.76-0.82x, fp16 and bf16 alike).
     const int64_t rows32 = shape.n / 32;
-    if (!IsMeasuredFourBitGroupSpec(spec) || shape.n % 32 != 0 ||
-        rows32 > sm_count || 3 * rows32 < 2 * int64_t{sm_count} ||
-        shape.k <= 2048 || shape.k > 4096) {
+    const bool spec_taken = IsMeasuredFourBitGroupSpec(spec) ||
+                            IsChannelWiseFourBitSpec(spec) ||
+                            IsZeroPointGroupFourBitSpec(spec);
+    if (!spec_taken || shape.n % 32 != 0 || rows32 > sm_count ||
+        3 * rows32 < 2 * int64_t{sm_count} || shape.k <= 2048 ||
+        shape.k > 4096) {
       return std::nullopt;
     }
     return KSplitCandidate(16, 16, 32, 1024, 4, /*blocks_per_sm=*/1,

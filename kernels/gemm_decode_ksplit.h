@@ -11,9 +11,11 @@
 // v59 gives 8-bit weights on long K the 32-row sixteen-warp blocks
 // (decode-notes v107, v108); at 16 and 32 tokens planners v64 / v65 give
 // 8-bit weights with fp16 activations 64-row blocks of two warpgroup slices
-// (decode-notes v109, v111). Which layers and specs take them, and in which
-// shape, is what the sweeps measured; every other case keeps the planner's
-// tile.
+// (decode-notes v109, v111); planner v69 gives the 4-bit slices and the
+// 16-token sixteen-warp blocks channel-wise scales, groups of 128 or 64
+// with integer zero points and (slices) groups of 32 (decode-notes v121).
+// Which layers and specs take them, and in which shape, is what the sweeps
+// measured; every other case keeps the planner's tile.
 
 #include <optional>
 

@@ -96,8 +96,12 @@ TEST(GemmDecodeKSplitTest, KSplitWarpsFillTheMachineUnsplit) {
       // K = 2048 and specs not measured with it: not the v24 block.
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 4096, 2048,
        "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8", ""},
+      // Channel-wise scales and integer zero points in groups of 128 take
+      // it since planner v69 (sweep ff).
       {"weight=uint4,group=channel,scale=fp16", 4096, 4096,
-       "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8", ""},
+       "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8",
+       "tile=16x32x1024,warps=1x16,stages=4,mma=wgmma,ksplit=8,blocks=1,"
+       "early=1"},
       // Groups of 32 and 64 at 8 and 16 tokens as groups of 128 (planner
       // v35, sweep bs: M = 1 / 8 / 16 4.18 / 4.43 / 6.12 µs for groups of
       // 32 against 6.15 / 6.39 / 7.56 for their 8x128x128 tiles).
@@ -110,13 +114,18 @@ TEST(GemmDecodeKSplitTest, KSplitWarpsFillTheMachineUnsplit) {
        "tile=16x32x1024,warps=1x16,stages=4,mma=wgmma,ksplit=8,blocks=1,"
        "early=1"},
       {"weight=uint4,group=128,scale=fp16,zero=int", 4096, 4096,
-       "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8", ""},
+       "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8",
+       "tile=16x32x1024,warps=1x16,stages=4,mma=wgmma,ksplit=8,blocks=1,"
+       "early=1"},
       {"weight=int4,group=128,scale=fp16", 4096, 4096,
        "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8", ""},
       {"weight=uint4,group=256,scale=fp16", 4096, 4096,
        "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8", ""},
+      // And the warpgroup k-slices (planner v69).
       {"weight=uint4,group=channel,scale=fp16", 6144, 4096,
-       "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4", ""},
+       "tile=8x32x1024,warps=1x8,stages=3,mma=wgmma,ksplit=4",
+       "tile=16x64x512,warps=1x16,stages=4,mma=wgmma,ksplit=4,blocks=1,"
+       "early=1"},
       {"weight=uint4,group=128,scale=fp16,zero=int", 4096, 2048,
        "tile=8x16x1024,warps=1x8,stages=4,mma=wgmma,ksplit=8", ""},
       {"weight=uint3,group=128,scale=fp16", 4096, 4096,
@@ -280,8 +289,10 @@ TEST(GemmDecodeKSplitTest, KSplitWarpsFillTheMachineUnsplit) {
       EXPECT_NE(stub->source.find(tail), std::string::npos) << stub->source;
     }
     // 32 tokens and up keep their tiles, but for warpgroup k-slices at 32
-    // (planners v57 and v60; WarpgroupSlicesTakeOneWaveOfSixtyFourRowBlocks,
-    // WarpgroupSlicesOnShortKFromSixEleventhsOfTheSms) and, for 8-bit
+    // (planners v57, v60 and v69;
+    // WarpgroupSlicesTakeOneWaveOfSixtyFourRowBlocks,
+    // WarpgroupSlicesOnShortKFromSixEleventhsOfTheSms,
+    // WarpgroupSlicesTakeChannelZeroPointAndGroup32Specs) and, for 8-bit
     // weights with fp16 activations and no zero points on 80-132 64-row
     // blocks and K 2048-8192, their two-warpgroup form (planner v64,
     // EightBitTwoWarpgroupSlicesAt32Tokens).
@@ -294,9 +305,12 @@ TEST(GemmDecodeKSplitTest, KSplitWarpsFillTheMachineUnsplit) {
     for (int i = 2; i < 4; ++i) {
       const PlanEntry entry = DecodeRangeEntry(*plan, i);
       const bool four_bit_slices =
-          ((c.n == 8192 && (c.k == 8192 || c.k == 5120)) ||
-           (c.n == 5632 && c.k == 4096)) &&
-          std::string(c.spec).find("uint4,group=128,") != std::string::npos;
+          (((c.n == 8192 && (c.k == 8192 || c.k == 5120)) ||
+            (c.n == 5632 && c.k == 4096)) &&
+           std::string(c.spec).find("uint4,group=128,") != std::string::npos) ||
+          (c.n == 6144 && c.k == 4096 &&
+           std::string(c.spec).find("uint4,group=channel,") !=
+               std::string::npos);
       const bool eight_bit_slices = eight_bit_fp16 && c.n / 64 >= 80 &&
                                     c.n / 64 <= 132 && c.k >= 2048 &&
                                     c.k <= 8192;
@@ -357,11 +371,12 @@ TEST(GemmDecodeKSplitTest, KSplitWarpsFillTheMachineUnsplit) {
       {"weight=uint5,group=128,scale=fp16", 4096, 4096, "", ""},
       {"weight=uint4,group=16,scale=fp16", 4096, 4096, "", ""},
       {"weight=uint6,group=128,scale=fp16", 4096, 4096, "", ""},
-      // 160 32-row blocks: less than 2/3 of the wave (in groups of 32: in
-      // groups of 128 and 64 planner v60's warpgroup k-slices take its 80
-      // 64-row blocks at 16 and 32 tokens).
-      {"weight=uint4,group=32,scale=fp16,act=fp16,out=fp16", 5120, 4096, "",
-       ""},
+      // 160 32-row blocks: less than 2/3 of the wave (in groups of 32 with
+      // zero points: planner v60's warpgroup k-slices take its 80 64-row
+      // blocks at 16 and 32 tokens in groups of 128 and 64, v69's at 16 in
+      // groups of 32 and with zero points in groups of 128 and 64).
+      {"weight=uint4,group=32,scale=fp16,zero=int,act=fp16,out=fp16", 5120,
+       4096, "", ""},
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 2048, 4096, "",
        ""},
       // 86 and 134 32-row blocks: under 2/3 of the SMs, more than all (4288
@@ -436,8 +451,9 @@ struct SliceCase {
 };
 
 // The slice tile exactly where `c` expects it (with k-major scales at 32
-// tokens over 16 or more k-tiles in groups of 128, planner v61), in unsplit
-// 512-thread blocks one per SM (ExpectOneSliceBlockPerSm).
+// tokens over 16 or more k-tiles in groups of 128 without zero points,
+// planner v61; pre-scaled at 32 tokens in groups of 32, planner v69), in
+// unsplit 512-thread blocks one per SM (ExpectOneSliceBlockPerSm).
 void ExpectWarpgroupSlices(const SliceCase& c) {
   SCOPED_TRACE(::testing::Message() << c.spec << " N=" << c.n << " K=" << c.k);
   const KernelRequest request = H200GemmRequest(c.spec, c.n, c.k);
@@ -449,18 +465,23 @@ void ExpectWarpgroupSlices(const SliceCase& c) {
     const int tokens = range == 1 ? 16 : 32;
     // At 32 tokens over 16 or more k-tiles, in groups of 128, with k-major
     // scales (planner v61, KMajorScalesOnLongSplitsTest).
-    const bool k_major =
-        tokens == 32 && c.k / 512 >= 16 &&
-        std::string(c.spec).find("group=128,") != std::string::npos;
+    const std::string spec = c.spec;
+    const bool k_major = tokens == 32 && c.k / 512 >= 16 &&
+                         spec.find("group=128,") != std::string::npos &&
+                         spec.find("zero=") == std::string::npos;
+    const bool prescaled =
+        tokens == 32 && spec.find("group=32,") != std::string::npos;
     const std::string slices = absl::StrCat(
         "tile=", tokens, "x64x512,warps=1x16,stages=4,mma=wgmma,",
-        k_major ? "layout=kmajor," : "", "ksplit=4,blocks=1,early=1");
+        prescaled ? "scales=pre," : "", k_major ? "layout=kmajor," : "",
+        "ksplit=4,blocks=1,early=1");
     EXPECT_EQ(entry.config.text == slices, expected)
         << range << ": " << entry.config.text;
     if (!expected) continue;
     ExpectOneSliceBlockPerSm(
         request, entry, c.n, 512,
-        absl::StrCat("WgmmaTile<", tokens, ", 64, 512, 4, 4, false, false, ",
+        absl::StrCat("WgmmaTile<", tokens, ", 64, 512, 4, 4, false, ",
+                     prescaled ? "true" : "false", ", ",
                      k_major ? "true" : "false", ", 4, 1, 1>;"));
   }
 }
@@ -502,15 +523,10 @@ TEST(GemmDecodeKSplitTest, WarpgroupSlicesTakeOneWaveOfSixtyFourRowBlocks) {
       {kFp16, 7872, 8192, true, true},
       {kFp16, 8448, 8192, true, true},
       {kFp16, 8512, 8192, false, false},
-      // Only the specs measured: groups of 128 and 64.
+      // Only the specs measured: groups of 128 and 64 (and planner v69's,
+      // WarpgroupSlicesTakeChannelZeroPointAndGroup32Specs).
       {"weight=uint4,group=64,scale=fp16,act=fp16,out=fp16", 8192, 8192, true,
        true},
-      {"weight=uint4,group=32,scale=fp16,act=fp16,out=fp16", 8192, 8192, false,
-       false},
-      {"weight=uint4,group=channel,scale=fp16,act=fp16,out=fp16", 8192, 8192,
-       false, false},
-      {"weight=uint4,group=128,scale=fp16,zero=int,act=fp16,out=fp16", 8192,
-       8192, false, false},
       {"weight=uint3,group=128,scale=fp16,act=fp16,out=fp16", 8192, 8192, false,
        false},
       {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16", 8192, 8192, false,
@@ -572,13 +588,90 @@ TEST(GemmDecodeKSplitTest, WarpgroupSlicesOnShortKFromSixEleventhsOfTheSms) {
       {kFp16, 6144, 8192, true, true},
       {kFp16, 6144, 8704, false, false},
       {kFp16, 6144, 14336, false, false},
-      // Only the specs v57 measured the slices with.
-      {"weight=uint4,group=32,scale=fp16,act=fp16,out=fp16", 6144, 4096, false,
-       false},
-      {"weight=uint4,group=128,scale=fp16,zero=int,act=fp16,out=fp16", 6144,
-       4096, false, false},
+      // Only the specs v57 measured the slices with (and planner v69's,
+      // WarpgroupSlicesTakeChannelZeroPointAndGroup32Specs).
       {"weight=uint8,group=128,scale=fp16,act=fp16,out=fp16", 6144, 4096, false,
        false},
+  };
+  for (const SliceCase& c : cases) ExpectWarpgroupSlices(c);
+}
+
+// Planner v69 (sweeps ff, fg): the same slices for three more 4-bit classes,
+// with their own bounds. Channel-wise scales take the whole domain of groups
+// of 128; integer zero points in groups of 128 or 64 take it at 16 tokens and
+// at 32 with fp16 activations or on a wave's fill, up to K = 8192; groups of
+// 32 take it at 16 tokens and, pre-scaled, at 32 on a wave's fill, up to K =
+// 8192. Neighbouring specs (zero points with channel scales, in groups of 32,
+// or as floats; fp32 scales; 8-bit weights' zero points) keep their tiles.
+TEST(GemmDecodeKSplitTest, WarpgroupSlicesTakeChannelZeroPointAndGroup32Specs) {
+  const char* kChannel =
+      "weight=uint4,group=channel,scale=fp16,act=fp16,out=fp16";
+  const char* kChannelBf16 =
+      "weight=uint4,group=channel,scale=bf16,act=bf16,out=bf16";
+  const char* kZero =
+      "weight=uint4,group=128,scale=fp16,zero=int,act=fp16,out=fp16";
+  const char* kZeroBf16 =
+      "weight=uint4,group=128,scale=bf16,zero=int,act=bf16,out=bf16";
+  const char* kZero64Bf16 =
+      "weight=uint4,group=64,scale=bf16,zero=int,act=bf16,out=bf16";
+  const char* kG32 = "weight=uint4,group=32,scale=fp16,act=fp16,out=fp16";
+  const char* kG32Bf16 = "weight=uint4,group=32,scale=bf16,act=bf16,out=bf16";
+  const SliceCase cases[] = {
+      // A wave's fill (8192 x 8192): all of them at 16 and 32 tokens.
+      {kChannel, 8192, 8192, true, true},
+      {kChannelBf16, 8192, 8192, true, true},
+      {kZero, 8192, 8192, true, true},
+      {kZeroBf16, 8192, 8192, true, true},
+      {kZero64Bf16, 8192, 8192, true, true},
+      {kG32, 8192, 8192, true, true},
+      {kG32Bf16, 8192, 8192, true, true},
+      // 96 blocks (6144 x 4096): at 32 tokens channel-wise scales, and zero
+      // points with fp16 activations only; groups of 32 at 16 tokens only.
+      {kChannel, 6144, 4096, true, true},
+      {kChannelBf16, 6144, 4096, true, true},
+      {kZero, 6144, 4096, true, true},
+      {kZeroBf16, 6144, 4096, true, false},
+      {kZero64Bf16, 6144, 4096, true, false},
+      {kG32, 6144, 4096, true, false},
+      {kG32Bf16, 6144, 4096, true, false},
+      // 123 and 124 blocks: under and at 15/16 of the SMs (a wave's fill).
+      {kZeroBf16, 7872, 4096, true, false},
+      {kZeroBf16, 7936, 4096, true, true},
+      {kG32, 7872, 4096, true, false},
+      {kG32, 7936, 4096, true, true},
+      // Past K = 8192 on a wave's fill: channel-wise scales as groups of 128
+      // (16 tokens to K = 14336, 32 to 28672), zero points and groups of 32
+      // not at all.
+      {kChannel, 8192, 14336, true, true},
+      {kChannelBf16, 8192, 28672, false, true},
+      {kChannel, 8192, 29184, false, false},
+      {kZero, 8192, 8704, false, false},
+      {kZero, 8192, 14336, false, false},
+      {kG32, 8192, 8704, false, false},
+      // The lower bounds of fill and K are the others': 71 blocks, K = 1536
+      // (16 tokens) and 2560 (32).
+      {kChannel, 4544, 4096, false, false},
+      {kZero, 6144, 1536, false, false},
+      {kG32, 8192, 2560, true, false},
+      // Neighbouring specs.
+      {"weight=uint4,group=channel,scale=fp16,zero=int,act=fp16,out=fp16", 8192,
+       8192, false, false},
+      {"weight=uint4,group=32,scale=fp16,zero=int,act=fp16,out=fp16", 8192,
+       8192, false, false},
+      {"weight=uint4,group=128,scale=fp16,zero=float,act=fp16,out=fp16", 8192,
+       8192, false, false},
+      {"weight=uint4,group=channel,scale=fp32,act=fp16,out=fp16", 8192, 8192,
+       false, false},
+      {"weight=uint4,group=channel,scale=fp16,scale2=tensor,act=fp16,out=fp16",
+       8192, 8192, false, false},
+      {"weight=int4,group=channel,scale=fp16,act=fp16,out=fp16", 8192, 8192,
+       false, false},
+      {"weight=uint3,group=channel,scale=fp16,act=fp16,out=fp16", 8192, 8192,
+       false, false},
+      {"weight=uint4,group=256,scale=fp16,act=fp16,out=fp16", 8192, 8192, false,
+       false},
+      {"weight=uint8,group=128,scale=fp16,zero=int,act=fp16,out=fp16", 8192,
+       8192, false, false},
   };
   for (const SliceCase& c : cases) ExpectWarpgroupSlices(c);
 }

@@ -94,9 +94,16 @@ TEST(GemmDecodePlanTest, HopperDecodeRangesAreWgmmaAndFillTheMachine) {
                   WgmmaBlocksPerSm(*tile))
             << entry.config.text;
         // Pre-scaled operands only where they won: 8-bit weights at 64
-        // tokens.
+        // tokens, and groups of 32 on the 32-token warpgroup k-slices
+        // (planner v69).
+        const bool slices = device::wgmma_warpgroup_slices(
+            tile->block_m, tile->block_n, tile->warp_split_k);
+        const bool groups_of_32 =
+            request.spec.granularity == ScaleGranularity::kGroup &&
+            request.spec.group_size == 32;
         EXPECT_EQ(tile->prescaled_scales,
-                  expected_tokens[i] == 64 && request.spec.weight.bits == 8)
+                  (expected_tokens[i] == 64 && request.spec.weight.bits == 8) ||
+                      (expected_tokens[i] == 32 && slices && groups_of_32))
             << entry.config.text;
         // k-major scales exactly on the 256-row tiles (every spec here has
         // one scale per row and no zero points) but the sixteen-warp 8-bit
@@ -479,10 +486,17 @@ TEST(GemmDecodePlanTest, GroupsOf32And64TakeTheGroup128Rules) {
           } else if (c_text.find("x64x512,warps=1x16,stages=4,mma=wgmma,"
                                  "ksplit=4,blocks=1") != std::string::npos) {
             // Warpgroup k-slices (planner v57) were measured with groups of
-            // 128 and 64: groups of 64 take them too, groups of 32 keep the
-            // 128-row tiles in 4 splits.
-            if (group == 64) {
+            // 128 and 64: groups of 64 take them too; groups of 32 since
+            // planner v69 at 16 tokens, and at 32 pre-scaled where the
+            // grid fills a wave (8192 x 8192; on 6144 x 4096 they keep the
+            // 64-row half three per SM in 4 splits).
+            if (group == 64 || i == 1) {
               EXPECT_EQ(f.config.text, c_text);
+              EXPECT_EQ(f.launch.grid_z, 1);
+            } else if (square) {
+              EXPECT_EQ(f.config.text,
+                        "tile=32x64x512,warps=1x16,stages=4,mma=wgmma,"
+                        "scales=pre,ksplit=4,blocks=1,early=1");
               EXPECT_EQ(f.launch.grid_z, 1);
             } else {
               EXPECT_EQ(f.config.text.find("ksplit"), std::string::npos)
@@ -547,14 +561,18 @@ TEST(GemmDecodePlanTest, GroupsOf32And64TakeTheGroup128Rules) {
       ASSERT_EQ(fine.entries.size(), coarse.entries.size());
       for (int i = layer.first_entry; i < 3; ++i) {
         // Except the warpgroup k-slices that planner v60 gives N = 6208 and
-        // 5120 x 4096 at 16 and 32 tokens: measured in groups of 128 and 64,
-        // not 32 (whose scales fold every two k16 steps).
+        // 5120 x 4096 at 16 and 32 tokens, and v69 8192 x 8192 with zero
+        // points: groups of 32 take them at 16 tokens without zero points
+        // (planner v69), not at 32 tokens short of a wave's fill, where
+        // they lost (sweep ff), nor with zero points (unmeasured).
         const bool slices =
             coarse.entries[i].config.text.find(",ksplit=4,blocks=1") !=
                 std::string::npos &&
             coarse.entries[i].config.text.find("x64x512,warps=1x16") !=
                 std::string::npos;
-        if (slices && group == 32) {
+        const bool zero_points =
+            std::string(layer.spec_tail).find("zero=int") != std::string::npos;
+        if (slices && group == 32 && (i == 2 || zero_points)) {
           EXPECT_NE(fine.entries[i].config.text, coarse.entries[i].config.text);
           continue;
         }
