@@ -718,6 +718,11 @@ absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
       chosen.tile = sixteen_warps->tile;
       chosen.splits = sixteen_warps->splits;
     }
+    // Groups of 32 at 64 tokens: pre-scaled operands (planner v70,
+    // kernels/gemm_decode_tile_options.h).
+    if (PrescaledScalesWin(chosen.tile, spec)) {
+      chosen.tile.prescaled_scales = true;
+    }
     // Only a client that passes the k-major copy as GemmArgs::scales can
     // launch it.
     chosen.tile.k_major_scales =

@@ -3,8 +3,9 @@
 // The options the Hopper decode planner sets on a range's chosen tile
 // (gemm_decode_plan.cc) once its shape, stages and split are fixed: the
 // prologue's early tiles (`early=N`) and the weights' copy path
-// (`copy=bulk`, `copy=warprun`), and k-major scales on long splits
-// (`layout=kmajor`; the 256-row tiles' own rule is gemm_decode_plan.cc's).
+// (`copy=bulk`, `copy=warprun`), k-major scales on long splits
+// (`layout=kmajor`; the 256-row tiles' own rule is gemm_decode_plan.cc's),
+// and pre-scaled operands for groups of 32 at 64 tokens (`scales=pre`).
 // Each wins on some tiles and layers and loses on others by a few percent,
 // so each rule names what the sweeps measured (bench/decode-notes.md) and
 // every other case keeps the tile as it was.
@@ -46,5 +47,12 @@ bool WarpRunWeightsWin(const GemmTileConfig& tile, int64_t splits,
 bool KMajorScalesOnLongSplitsWin(const GemmTileConfig& tile, int64_t splits,
                                  const QuantSpec& spec, const LayerShape& shape,
                                  int sm_count);
+
+// Whether `tile` scales each operand pair (scales=pre) in place of the
+// deferred scales its spec would take: planner v70's 64-token tiles in
+// groups of 32 (8-bit weights' 64-token tiles and groups of 32 on the
+// 32-token warpgroup k-slices are pre-scaled by their own rules). Any client
+// can launch it.
+bool PrescaledScalesWin(const GemmTileConfig& tile, const QuantSpec& spec);
 
 }  // namespace hummingd

@@ -4,7 +4,8 @@
 # benchmark table (scripts/gemm_bench_round.sh) for the six layers of the
 # issue at M = 1..64 with W4A16 fp16 / bf16 and W8A16 uint8 / e4m3, then the
 # group-size table the issue asks to report (uint4 group 32 / 64 /
-# channel-wise on 8192²; no cuBLAS column). Takes the carry folder
+# channel-wise on 8192², and group 128 with integer zero points, the GPTQ /
+# AWQ layout; no cuBLAS column). Takes the carry folder
 # scripts/pack_gpu_round.sh made.
 #
 # Results under $OUT (or ./decode-round-out), few files on purpose (the
@@ -48,7 +49,7 @@ grep "cases," "$out/bench.txt"
 grep '^| `' "$out/bench/gemm_bench.md" 2>/dev/null |
   awk -F'|' '{print $2, $3, $4, $5, $7, $9}'
 
-group_specs=${GROUP_SPECS:-"weight=uint4,group=32,scale=fp16,act=fp16,out=fp16;weight=uint4,group=64,scale=fp16,act=fp16,out=fp16;weight=uint4,group=channel,scale=fp16,act=fp16,out=fp16"}
+group_specs=${GROUP_SPECS:-"weight=uint4,group=32,scale=fp16,act=fp16,out=fp16;weight=uint4,group=64,scale=fp16,act=fp16,out=fp16;weight=uint4,group=channel,scale=fp16,act=fp16,out=fp16;weight=uint4,group=128,scale=fp16,zero=int,act=fp16,out=fp16"}
 groups_rc=0
 if [[ "$group_specs" != none ]]; then
   mkdir -p "$out/groups"

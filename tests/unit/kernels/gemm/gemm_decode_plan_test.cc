@@ -95,14 +95,15 @@ TEST(GemmDecodePlanTest, HopperDecodeRangesAreWgmmaAndFillTheMachine) {
             << entry.config.text;
         // Pre-scaled operands only where they won: 8-bit weights at 64
         // tokens, and groups of 32 on the 32-token warpgroup k-slices
-        // (planner v69).
+        // (planner v69) and at 64 tokens (planner v70).
         const bool slices = device::wgmma_warpgroup_slices(
             tile->block_m, tile->block_n, tile->warp_split_k);
         const bool groups_of_32 =
             request.spec.granularity == ScaleGranularity::kGroup &&
             request.spec.group_size == 32;
         EXPECT_EQ(tile->prescaled_scales,
-                  (expected_tokens[i] == 64 && request.spec.weight.bits == 8) ||
+                  (expected_tokens[i] == 64 &&
+                   (request.spec.weight.bits == 8 || groups_of_32)) ||
                       (expected_tokens[i] == 32 && slices && groups_of_32))
             << entry.config.text;
         // k-major scales exactly on the 256-row tiles (every spec here has
@@ -507,6 +508,13 @@ TEST(GemmDecodePlanTest, GroupsOf32And64TakeTheGroup128Rules) {
             // Bulk weight copies were measured with groups of 128 only
             // (BulkWeightsWin): the same tile and split with cp.async.
             EXPECT_EQ(absl::StrReplaceAll(c_text, {{",copy=bulk", ""}}),
+                      f.config.text);
+            EXPECT_EQ(f.launch.grid_z, c.launch.grid_z);
+          } else if (group == 32 && i == 3) {
+            // At 64 tokens groups of 32 scale each operand pair (planner
+            // v70): the same tile and split, pre-scaled.
+            EXPECT_EQ(absl::StrReplaceAll(
+                          c_text, {{"mma=wgmma", "mma=wgmma,scales=pre"}}),
                       f.config.text);
             EXPECT_EQ(f.launch.grid_z, c.launch.grid_z);
           } else {
