@@ -280,7 +280,7 @@ bool KMajorScalesOnLongSplitsWin(const GemmTileConfig& tile, int64_t splits,
          TileCanReadKMajorScales(tile, spec, shape.k);
 }
 
-// scales=pre on groups of 32 at 33-64 tokens (planner v70, sweep fh,
+// scales=pre on groups of 32 and 64 at 33-64 tokens (planner v70, sweep fh,
 // bench/results/tile-sweep-fh-6840307-run{1,2}.txt, decode-notes v122, twice
 // in one call): their deferred scales fold every two k16 steps, each fold
 // draining the wgmma pipe (gemm/wgmma_tile_compute.cuh), where groups of 128
@@ -289,18 +289,22 @@ bool KMajorScalesOnLongSplitsWin(const GemmTileConfig& tile, int64_t splits,
 // on 8192 x 8192 0.87-0.89x (M = 64 fp16 23.16-23.37 µs against
 // 26.41-26.60), 28672 x 8192 0.82-0.85x, 8192 x 28672 0.83-0.89x, 6144 x 4096
 // 0.88-0.90x, 4096 x 14336 0.88-0.89x; its 64-row half (64x64x128 s4, 4096 x
-// 4096 in 4 splits) 0.89-0.92x; 128 (130) registers, no spills. Only
-// those two tiles (128-column k-tiles, four stages). In
-// groups of 128, 4-bit weights lost with it at 32 and 64 tokens on five of
-// six layers (gemm_decode_plan.cc's 64-token rule); groups of 64 (a fold
-// every four steps) are unmeasured and keep deferred scales.
+// 4096 in 4 splits) 0.89-0.92x; 128 (130) registers, no spills. Groups of
+// 64 (a fold every four steps) since planner v71 (sweep fi,
+// bench/results/tile-sweep-fi-d293d30-run{1,2}.txt, decode-notes v123, M =
+// 33 / 64, twice): fp16 0.98-0.99x on 8192 x 8192, 0.98x on 4096 x 4096,
+// 0.96-0.97x on 28672 x 8192, 0.94-0.95x on 6144 x 4096, 0.99x on 4096 x
+// 14336; bf16 0.96-0.97x / 0.94-0.95x on 8192 x 8192 / 28672 x 8192. Only
+// those two tiles (128-column k-tiles, four stages). In groups of 128, 4-bit
+// weights lost with it at 32 and 64 tokens on five of six layers
+// (gemm_decode_plan.cc's 64-token rule).
 bool PrescaledScalesWin(const GemmTileConfig& tile, const QuantSpec& spec) {
   const bool measured_tile = tile.mma == GemmMma::kWgmma &&
                              tile.block_m == 64 && tile.block_k == 128 &&
                              tile.stages == 4 &&
                              ((tile.block_n == 128 && tile.warps_n == 8) ||
                               (tile.block_n == 64 && tile.warps_n == 4));
-  return measured_tile && HasGroupsOf32(spec) && !tile.k_major_scales;
+  return measured_tile && HasGroupRulesFineScales(spec) && !tile.k_major_scales;
 }
 
 }  // namespace hummingd

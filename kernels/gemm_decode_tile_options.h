@@ -5,7 +5,8 @@
 // prologue's early tiles (`early=N`) and the weights' copy path
 // (`copy=bulk`, `copy=warprun`), k-major scales on long splits
 // (`layout=kmajor`; the 256-row tiles' own rule is gemm_decode_plan.cc's),
-// and pre-scaled operands for groups of 32 at 64 tokens (`scales=pre`).
+// and pre-scaled operands for groups of 32 and 64 at 64 tokens
+// (`scales=pre`).
 // Each wins on some tiles and layers and loses on others by a few percent,
 // so each rule names what the sweeps measured (bench/decode-notes.md) and
 // every other case keeps the tile as it was.
@@ -50,9 +51,9 @@ bool KMajorScalesOnLongSplitsWin(const GemmTileConfig& tile, int64_t splits,
 
 // Whether `tile` scales each operand pair (scales=pre) in place of the
 // deferred scales its spec would take: planner v70's 64-token tiles in
-// groups of 32 (8-bit weights' 64-token tiles and groups of 32 on the
-// 32-token warpgroup k-slices are pre-scaled by their own rules). Any client
-// can launch it.
+// groups of 32 and (v71) 64 (8-bit weights' 64-token tiles and groups of 32 on
+// the 32-token warpgroup k-slices are pre-scaled by their own rules). Any
+// client can launch it.
 bool PrescaledScalesWin(const GemmTileConfig& tile, const QuantSpec& spec);
 
 }  // namespace hummingd

@@ -94,17 +94,18 @@ TEST(GemmDecodePlanTest, HopperDecodeRangesAreWgmmaAndFillTheMachine) {
                   WgmmaBlocksPerSm(*tile))
             << entry.config.text;
         // Pre-scaled operands only where they won: 8-bit weights at 64
-        // tokens, and groups of 32 on the 32-token warpgroup k-slices
-        // (planner v69) and at 64 tokens (planner v70).
+        // tokens, groups of 32 on the 32-token warpgroup k-slices (planner
+        // v69), and groups of 32 and 64 at 64 tokens (planners v70 / v71).
         const bool slices = device::wgmma_warpgroup_slices(
             tile->block_m, tile->block_n, tile->warp_split_k);
-        const bool groups_of_32 =
-            request.spec.granularity == ScaleGranularity::kGroup &&
-            request.spec.group_size == 32;
-        EXPECT_EQ(tile->prescaled_scales,
-                  (expected_tokens[i] == 64 &&
-                   (request.spec.weight.bits == 8 || groups_of_32)) ||
-                      (expected_tokens[i] == 32 && slices && groups_of_32))
+        const bool group = request.spec.granularity == ScaleGranularity::kGroup;
+        const bool groups_of_32 = group && request.spec.group_size == 32;
+        const bool groups_of_64 = group && request.spec.group_size == 64;
+        EXPECT_EQ(
+            tile->prescaled_scales,
+            (expected_tokens[i] == 64 &&
+             (request.spec.weight.bits == 8 || groups_of_32 || groups_of_64)) ||
+                (expected_tokens[i] == 32 && slices && groups_of_32))
             << entry.config.text;
         // k-major scales exactly on the 256-row tiles (every spec here has
         // one scale per row and no zero points) but the sixteen-warp 8-bit
@@ -510,9 +511,9 @@ TEST(GemmDecodePlanTest, GroupsOf32And64TakeTheGroup128Rules) {
             EXPECT_EQ(absl::StrReplaceAll(c_text, {{",copy=bulk", ""}}),
                       f.config.text);
             EXPECT_EQ(f.launch.grid_z, c.launch.grid_z);
-          } else if (group == 32 && i == 3) {
-            // At 64 tokens groups of 32 scale each operand pair (planner
-            // v70): the same tile and split, pre-scaled.
+          } else if (i == 3) {
+            // At 64 tokens groups of 32 and 64 scale each operand pair
+            // (planners v70 / v71): the same tile and split, pre-scaled.
             EXPECT_EQ(absl::StrReplaceAll(
                           c_text, {{"mma=wgmma", "mma=wgmma,scales=pre"}}),
                       f.config.text);

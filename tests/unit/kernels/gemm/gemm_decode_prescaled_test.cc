@@ -1,8 +1,8 @@
-// scales=pre for groups of 32 at 64 tokens (planner v70,
+// scales=pre for groups of 32 and 64 at 64 tokens (planners v70 / v71,
 // kernels/gemm_decode_tile_options.cc, PrescaledScalesWin): exactly the two
-// 64-token tiles sweep fh measured, exactly the specs whose groups are 32
-// columns, and through the planner on the layers of issue 5, where the
-// stub then names the pre-scaled kernel.
+// 64-token tiles sweeps fh and fi measured, exactly the specs whose groups
+// are 32 or 64 columns, and through the planner on the layers of issue 5,
+// where the stub then names the pre-scaled kernel.
 
 #include <cstdint>
 #include <string>
@@ -42,21 +42,22 @@ QuantSpec SpecOf(const char* text) {
   return spec.ok() ? Canonicalize(*spec) : QuantSpec{};
 }
 
-TEST(GemmDecodePrescaledTest, GroupsOf32OnTheMeasured64TokenTiles) {
+TEST(GemmDecodePrescaledTest, GroupsOf32And64OnTheMeasured64TokenTiles) {
   for (const char* spec :
-       {kGroups32, "weight=uint4,group=32,scale=bf16,act=bf16,out=bf16"}) {
+       {kGroups32, "weight=uint4,group=32,scale=bf16,act=bf16,out=bf16",
+        "weight=uint4,group=64,scale=fp16,act=fp16,out=fp16",
+        "weight=uint4,group=64,scale=bf16,act=bf16,out=bf16"}) {
     EXPECT_TRUE(PrescaledScalesWin(TileOf(kTwoWarpgroups), SpecOf(spec)))
         << spec;
     EXPECT_TRUE(PrescaledScalesWin(TileOf(kOneWarpgroup), SpecOf(spec)))
         << spec;
   }
-  // Other scale layouts: groups of 64 and 128 (which lost with it at 32 and
-  // 64 tokens), channel-wise scales, groups of 16 (never measured with the
+  // Other scale layouts: groups of 128 (which lost with it at 32 and 64
+  // tokens), channel-wise scales, groups of 16 (never measured with the
   // group rules), and 8-bit weights (pre-scaled at 64 tokens by their own
   // rule).
   for (const char* spec :
-       {"weight=uint4,group=64,scale=fp16,act=fp16,out=fp16",
-        "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
+       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
         "weight=uint4,group=channel,scale=fp16,act=fp16,out=fp16",
         "weight=uint4,group=16,scale=fp16,act=fp16,out=fp16",
         "weight=uint8,group=32,scale=fp16,act=fp16,out=fp16"}) {
@@ -78,24 +79,30 @@ TEST(GemmDecodePrescaledTest, GroupsOf32OnTheMeasured64TokenTiles) {
 }
 
 TEST(GemmDecodePrescaledTest, PlannedAt64TokensWithThePrescaledStub) {
-  for (const auto& [n, k] :
-       {std::pair<int64_t, int64_t>{8192, 8192}, {28672, 8192}, {4096, 4096}}) {
-    SCOPED_TRACE(::testing::Message() << "N=" << n << " K=" << k);
-    const KernelRequest request = H200GemmRequest(kGroups32, n, k);
-    absl::StatusOr<Plan> plan = PlanKernels(request);
-    ASSERT_TRUE(plan.ok()) << plan.status();
-    const PlanEntry at_64 = DecodeRangeEntry(*plan, 3);
-    absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(at_64.config.text);
-    ASSERT_TRUE(tile.ok()) << tile.status();
-    EXPECT_TRUE(tile->prescaled_scales) << at_64.config.text;
-    EXPECT_EQ(tile->block_m, 64);
-    absl::StatusOr<KernelSource> stub = GenerateStub(request, at_64.config);
-    ASSERT_TRUE(stub.ok()) << stub.status();
-    // WgmmaTile's seventh argument: pre-scaled operands.
-    const std::string prescaled =
-        absl::StrCat("WgmmaTile<64, ", tile->block_n, ", 128, ",
-                     tile->warps_n / 4, ", 4, false, true");
-    EXPECT_NE(stub->source.find(prescaled), std::string::npos) << stub->source;
+  for (const char* spec :
+       {kGroups32, "weight=uint4,group=64,scale=bf16,act=bf16,out=bf16"}) {
+    for (const auto& [n, k] : {std::pair<int64_t, int64_t>{8192, 8192},
+                               {28672, 8192},
+                               {4096, 4096}}) {
+      SCOPED_TRACE(::testing::Message() << spec << " N=" << n << " K=" << k);
+      const KernelRequest request = H200GemmRequest(spec, n, k);
+      absl::StatusOr<Plan> plan = PlanKernels(request);
+      ASSERT_TRUE(plan.ok()) << plan.status();
+      const PlanEntry at_64 = DecodeRangeEntry(*plan, 3);
+      absl::StatusOr<GemmTileConfig> tile =
+          ParseGemmTileText(at_64.config.text);
+      ASSERT_TRUE(tile.ok()) << tile.status();
+      EXPECT_TRUE(tile->prescaled_scales) << at_64.config.text;
+      EXPECT_EQ(tile->block_m, 64);
+      absl::StatusOr<KernelSource> stub = GenerateStub(request, at_64.config);
+      ASSERT_TRUE(stub.ok()) << stub.status();
+      // WgmmaTile's seventh argument: pre-scaled operands.
+      const std::string prescaled =
+          absl::StrCat("WgmmaTile<64, ", tile->block_n, ", 128, ",
+                       tile->warps_n / 4, ", 4, false, true");
+      EXPECT_NE(stub->source.find(prescaled), std::string::npos)
+          << stub->source;
+    }
   }
 }
 
