@@ -23,24 +23,14 @@ namespace {
 
 using testing::DecodeRangeEntry;
 using testing::H200GemmRequest;
+using testing::SpecOf;
+using testing::TileOf;
 
 constexpr char kGroups32[] =
     "weight=uint4,group=32,scale=fp16,act=fp16,out=fp16";
 constexpr char kTwoWarpgroups[] =
     "tile=64x128x128,warps=1x8,stages=4,mma=wgmma";
 constexpr char kOneWarpgroup[] = "tile=64x64x128,warps=1x4,stages=4,mma=wgmma";
-
-GemmTileConfig TileOf(const char* text) {
-  absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(text);
-  EXPECT_TRUE(tile.ok()) << text << ": " << tile.status();
-  return tile.ok() ? *tile : GemmTileConfig{};
-}
-
-QuantSpec SpecOf(const char* text) {
-  absl::StatusOr<QuantSpec> spec = ParseSpecText(text);
-  EXPECT_TRUE(spec.ok()) << text << ": " << spec.status();
-  return spec.ok() ? Canonicalize(*spec) : QuantSpec{};
-}
 
 TEST(GemmDecodePrescaledTest, GroupsOf32And64OnTheMeasured64TokenTiles) {
   for (const char* spec :

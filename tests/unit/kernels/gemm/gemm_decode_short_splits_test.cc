@@ -27,6 +27,7 @@ namespace {
 using testing::DecodeRangeEntry;
 using testing::GemmRequest;
 using testing::SpecOf;
+using testing::TileOf;
 
 constexpr const char* kFp16 = testing::kUint4Fp16;
 constexpr const char* kBf16 = testing::kUint4Bf16;
@@ -34,8 +35,6 @@ constexpr char kUint8[] = "weight=uint8,group=128,scale=fp16";
 constexpr char kE4m3[] = "weight=e4m3,group=128,scale=fp16";
 constexpr char kUint8Bf16[] =
     "weight=uint8,group=128,scale=bf16,act=bf16,out=bf16";
-
-GemmTileConfig TileOf(const char* text) { return *ParseGemmTileText(text); }
 
 // `half` is the tile `text` in `splits` splits.
 void ExpectSplitTile(const std::optional<SplitTile>& half, const char* text,

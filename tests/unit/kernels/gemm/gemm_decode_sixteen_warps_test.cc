@@ -23,6 +23,7 @@ namespace {
 using testing::DecodeRangeEntry;
 using testing::GemmRequest;
 using testing::SpecOf;
+using testing::TileOf;
 
 constexpr char kUint8[] = "weight=uint8,group=128,scale=fp16";
 constexpr char kE4m3[] = "weight=e4m3,group=128,scale=fp16";
@@ -35,8 +36,6 @@ constexpr char kTwoPerSm[] =
     "tile=64x128x64,warps=1x8,stages=6,mma=wgmma,scales=pre";
 constexpr int kSmemLimit = 227 * 1024;
 constexpr int kSms = 132;
-
-GemmTileConfig TileOf(const char* text) { return *ParseGemmTileText(text); }
 
 // The plan's text and splits for the 64-token range.
 std::pair<std::string, int64_t> Planned64(const char* spec, int64_t n,

@@ -10,6 +10,7 @@
 
 #include "bench/kernel/decode_cases.h"
 #include "gtest/gtest.h"
+#include "kernels/gemm_config.h"
 #include "kernels/launch_abi.h"
 #include "kernels/plan.h"
 #include "kernels/quant_spec.h"
@@ -25,6 +26,11 @@ inline constexpr char kUint4Bf16[] =
 // The canonical spec of a test's spec text (known to parse).
 inline QuantSpec SpecOf(const char* text) {
   return Canonicalize(*ParseSpecText(text));
+}
+
+// The tile of a test's tile text (known to parse).
+inline GemmTileConfig TileOf(const char* text) {
+  return *ParseGemmTileText(text);
 }
 
 inline KernelRequest GemmRequest(const char* spec_text, int64_t n, int64_t k,
