@@ -115,31 +115,6 @@ namespace {
 // 4096 x 14336 1.04-1.06x); without early=1 it ran 2.5% slower (ed).
 // Measured with uint8 and e4m3 in groups of 128 (fp16 scales); the other
 // 8-bit specs take it as they take the v20 / v23 16-token rules.
-// uint4 weights with 16-bit scales and no second scale: what every 4-bit
-// class of sweep ff (planner v69) shares with IsMeasuredFourBitGroupSpec.
-bool IsUint4WithSixteenBitScales(const QuantSpec& spec) {
-  return spec.weight.kind == WeightKind::kUint && spec.weight.bits == 4 &&
-         (spec.scale_type == DataType::kFp16 ||
-          spec.scale_type == DataType::kBf16) &&
-         spec.secondary_scale == SecondaryScale::kNone;
-}
-
-// The two 4-bit classes sweep ff ran on the warpgroup slices and the
-// 16-token sixteen-warp tile beside the measured groups: channel-wise
-// scales, and groups of 128 with integer zero points (GPTQ / AWQ style;
-// groups of 64 with them take the same rules, as groups of 64 take the
-// group-128 ones since planner v35; sweep fg measured them).
-bool IsChannelWiseFourBitSpec(const QuantSpec& spec) {
-  return IsUint4WithSixteenBitScales(spec) &&
-         spec.granularity == ScaleGranularity::kChannel &&
-         spec.zero_point == ZeroPointKind::kNone;
-}
-bool IsZeroPointGroupFourBitSpec(const QuantSpec& spec) {
-  return IsUint4WithSixteenBitScales(spec) &&
-         spec.granularity == ScaleGranularity::kGroup &&
-         (spec.group_size == 128 || spec.group_size == 64) &&
-         spec.zero_point == ZeroPointKind::kInteger;
-}
 
 // An unsplit k-split warp candidate of `warps` warps (BN = 16 * warps /
 // S), if its shared memory fits shared_budget and the tile fits the layer.
@@ -219,12 +194,13 @@ std::optional<GemmTileConfig> WarpgroupSliceTile(int tokens,
   // Planner v69 (sweep ff, decode-notes v121, twice in one call, numerics
   // ok): three more 4-bit classes, against the split tiles they ran
   // (16x128x256 / 32x128x256 in 4 splits, 16x64x256 / 32x64x128 three per
-  // SM on 6144 x 4096, 16x128x128 three per SM in 6 splits for zero points),
+  // SM on 6144 x 4096; for zero points 16x128x128 three per SM in 6 splits
+  // and 32x128x128 in 4),
   // the same slice tiles on 8192 x 8192 and 6144 x 4096 at M = 9 / 16 / 24 /
   // 32 (ratios over both runs):
   //  - channel-wise scales: fp16 0.85-0.86x on 8192² (M = 16 10.43-10.46 µs
-  //    against 12.15-12.21), 0.86x / 0.91-0.92x at 16 / 32 tokens on 6144 x
-  //    4096; bf16 0.87-0.89x / 0.87-0.89x, 0.87-0.89x / 0.95-0.97x;
+  //    against 12.15-12.21), 0.85-0.86x / 0.91-0.92x at 16 / 32 tokens on
+  //    6144 x 4096; bf16 0.87-0.88x / 0.87-0.89x, 0.87-0.89x / 0.95-0.97x;
   //  - groups of 128 with integer zero points: 16 tokens 0.78-0.79x on 8192²
   //    and 0.91-0.94x on 6144 x 4096 (fp16 and bf16); 32 tokens 0.88-0.91x
   //    on 8192², and on 6144 x 4096 fp16 0.97-0.99x but bf16 1.01-1.02x, so
@@ -233,9 +209,9 @@ std::optional<GemmTileConfig> WarpgroupSliceTile(int tokens,
   //    0.92-0.95x on 8192² and 0.91-0.95x on 6144 x 4096; 32 tokens on
   //    6144 x 4096 1.00-1.04x (lost), on 8192² 0.91-0.95x deferred and with
   //    scales=pre 0.85x (fp16, 15.67-15.80 against 18.43-18.53) / 0.88x
-  //    (bf16), so 32 tokens only on a wave's fill, pre-scaled. (Pre-scaled
-  //    at 16 tokens: fp16 0.98-0.99x, bf16 1.01-1.02x the deferred slices;
-  //    not taken.)
+  //    (bf16), so 32 tokens only on a wave's fill, pre-scaled (timed at M =
+  //    32; the range's other M extrapolated). (Pre-scaled at 16 tokens: fp16
+  //    0.98-0.99x, bf16 1.01-1.02x the deferred slices; not taken.)
   // Sweep fg (twice, numerics ok) then ran what the rule extrapolates:
   // groups of 64 with integer zero points, which take the group-128 rule as
   // groups of 64 take the others (planner v35), 0.78-0.81x at 16 tokens and
@@ -245,42 +221,48 @@ std::optional<GemmTileConfig> WarpgroupSliceTile(int tokens,
   // in 2 and 4 splits: 8192 x 14336 at 16 tokens fp16 0.93-0.94x, bf16
   // 0.55x; 8192 x 28672 at 32 fp16 0.97-0.98x, bf16 0.95-0.97x. Zero points
   // and groups of 32, whose chunks are larger, only up to the K measured
-  // (8192); the other fills and K extrapolated as v57 / v60 are.
+  // (8192); the other fills and K extrapolated as v57 / v60 are. Clients
+  // before kLaunchAbiEarlyTiles get the slices without early=1, unmeasured
+  // for these specs (groups of 128 ran 1.00-1.02x slower without it).
+  // Planner v72 (sweep fj, decode-notes v124, twice): channel-wise scales at
+  // 16 tokens past K = 14336, where groups of 128 lost (v57), on 8192 x
+  // 28672 against v68's tiles: fp16 0.97-0.98x (M = 16 32.28-32.43 µs
+  // against 33.29-33.47), bf16 0.94-0.95x (against a k-major 256-row tile in
+  // 8 splits); so channel-wise scales take K up to 28672 at 16 tokens too.
   const int64_t blocks = shape.n / 64;
   const int64_t sms = sm_count;
   const bool fills_a_wave = 16 * blocks >= 15 * sms;
   const bool fp16_activations = spec.activation_type == DataType::kFp16;
-  const bool measured_groups =
+  const bool groups_of_128_or_64 =
       IsMeasuredFourBitGroupSpec(spec) &&
       spec.granularity == ScaleGranularity::kGroup &&
       (spec.group_size == 128 || spec.group_size == 64);
-  const bool groups_of_32 = IsMeasuredFourBitGroupSpec(spec) &&
-                            HasGroupsOf32(spec) &&
-                            (tokens == 16 || fills_a_wave);
-  const bool zero_points = IsZeroPointGroupFourBitSpec(spec) &&
-                           (tokens == 16 || fp16_activations || fills_a_wave);
-  const bool spec_taken = measured_groups || IsChannelWiseFourBitSpec(spec) ||
-                          zero_points || groups_of_32;
-  if ((tokens != 16 && tokens != 32) || !spec_taken ||
+  const bool groups_of_32 =
+      IsMeasuredFourBitGroupSpec(spec) && HasGroupsOf32(spec);
+  const bool zero_points = IsUint4ZeroPointGroupSpec(spec);
+  const bool channel_wise = IsUint4ChannelSpec(spec);
+  const bool taken_at_these_tokens =
+      groups_of_128_or_64 || channel_wise ||
+      (zero_points && (tokens == 16 || fp16_activations || fills_a_wave)) ||
+      (groups_of_32 && (tokens == 16 || fills_a_wave));
+  if ((tokens != 16 && tokens != 32) || !taken_at_these_tokens ||
       (!fp16_activations && spec.activation_type != DataType::kBf16) ||
       shape.n % 64 != 0 || blocks > sms || 11 * blocks < 6 * sms) {
     return std::nullopt;
   }
   const int64_t k_min = tokens == 16 ? 2048 : 3072;
-  const bool larger_chunks = zero_points || groups_of_32;
-  const int64_t k_max = !fills_a_wave || larger_chunks ? 8192
-                        : tokens == 16                 ? 14336
-                                                       : 28672;
+  const bool larger_scale_chunks = zero_points || groups_of_32;
+  const int64_t k_max = !fills_a_wave || larger_scale_chunks ? 8192
+                        : tokens == 16 && !channel_wise      ? 14336
+                                                             : 28672;
   if (shape.k < k_min || shape.k > k_max) return std::nullopt;
+  // (Pre-scaled operands need no shared memory of their own, so the
+  // candidate's budget check holds for them.)
   std::optional<GemmTileConfig> slices =
       KSplitCandidate(tokens, 16, 64, 512, 4, /*blocks_per_sm=*/1,
                       std::min(kOneBlockSharedBytes, smem_limit), spec, shape);
   if (slices.has_value() && groups_of_32 && tokens == 32) {
     slices->prescaled_scales = true;
-    if (!FitsAndValidates(*slices, kOneBlockSharedBytes, spec, shape,
-                          smem_limit)) {
-      return std::nullopt;
-    }
   }
   return slices;
 }
@@ -373,8 +355,8 @@ std::optional<GemmTileConfig> KSplitWarpTile(int tokens, const QuantSpec& spec,
     // 0.76-0.82x, fp16 and bf16 alike).
     const int64_t rows32 = shape.n / 32;
     const bool spec_taken = IsMeasuredFourBitGroupSpec(spec) ||
-                            IsChannelWiseFourBitSpec(spec) ||
-                            IsZeroPointGroupFourBitSpec(spec);
+                            IsUint4ChannelSpec(spec) ||
+                            IsUint4ZeroPointGroupSpec(spec);
     if (!spec_taken || shape.n % 32 != 0 || rows32 > sm_count ||
         3 * rows32 < 2 * int64_t{sm_count} || shape.k <= 2048 ||
         shape.k > 4096) {

@@ -205,8 +205,10 @@ absl::StatusOr<DecodeCandidate> MakeDecodeCandidate(
   // against 86.1; in the f3e0884 table 3-7% faster on every layer but e4m3
   // 4096 x 4096 and 6144 x 4096, 4.0% and 2.5% slower). 4-bit weights lost
   // with it at 32 and 64 tokens on five of six layers (8192 x 8192 at M = 32:
-  // 17.7 against 16.5; bench/results/tile-sweep-318e682.md); 5- to 7-bit
-  // weights are unmeasured and keep deferred scales.
+  // 17.7 against 16.5; bench/results/tile-sweep-318e682.md), except in
+  // groups of 32 and 64 (planners v70-v72, PrescaledScalesWin in
+  // kernels/gemm_decode_tile_options.cc, set on the range's final tile); 5-
+  // to 7-bit weights are unmeasured and keep deferred scales.
   tile.prescaled_scales = range.tokens == 64 && spec.weight.bits == 8;
   if (tile.SharedBytes(spec) > smem_limit) {
     return absl::ResourceExhaustedError(absl::StrCat(
@@ -694,8 +696,10 @@ absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
                                       sm_count, smem_limit)) {
       // Layers whose 16- or 32-token tile is one of these two in short
       // splits (planners v46-v48: measured on 6144 x 4096, where since v60
-      // 4-bit groups of 128 and 64, and since v64 8-bit weights with fp16
-      // activations at 32 tokens, take warpgroup k-slices instead).
+      // 4-bit groups of 128 and 64, since v64 8-bit weights with fp16
+      // activations at 32 tokens, and since v69 the 4-bit classes of
+      // WarpgroupSliceTile (kernels/gemm_decode_ksplit.cc) take warpgroup
+      // k-slices instead).
       chosen.tile = three_per_sm->tile;
       chosen.splits = three_per_sm->splits;
     } else if (std::optional<SplitTile> prescaled_half =

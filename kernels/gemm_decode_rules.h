@@ -65,6 +65,32 @@ inline bool IsMeasuredFourBitGroupSpec(const QuantSpec& spec) {
          spec.secondary_scale == SecondaryScale::kNone;
 }
 
+// uint4 weights with 16-bit scales and no second scale: what the 4-bit
+// classes below share with IsMeasuredFourBitGroupSpec.
+inline bool IsUint4WithSixteenBitScales(const QuantSpec& spec) {
+  return spec.weight.kind == WeightKind::kUint && spec.weight.bits == 4 &&
+         (spec.scale_type == DataType::kFp16 ||
+          spec.scale_type == DataType::kBf16) &&
+         spec.secondary_scale == SecondaryScale::kNone;
+}
+
+// Two 4-bit classes sweeps ff and fg (planner v69, decode-notes v121) ran on
+// the warpgroup k-slices and the 16-token sixteen-warp tile beside the
+// measured groups: uint4 with channel-wise 16-bit scales, and uint4 with
+// 16-bit scales in groups of 128 or 64 with integer zero points (the GPTQ /
+// AWQ layout).
+inline bool IsUint4ChannelSpec(const QuantSpec& spec) {
+  return IsUint4WithSixteenBitScales(spec) &&
+         spec.granularity == ScaleGranularity::kChannel &&
+         spec.zero_point == ZeroPointKind::kNone;
+}
+inline bool IsUint4ZeroPointGroupSpec(const QuantSpec& spec) {
+  return IsUint4WithSixteenBitScales(spec) &&
+         spec.granularity == ScaleGranularity::kGroup &&
+         (spec.group_size == 128 || spec.group_size == 64) &&
+         spec.zero_point == ZeroPointKind::kInteger;
+}
+
 // Fine scales that no decode sweep ran with the tiles of coarse ones, which
 // keep their own: groups under 32 columns, 2-D blocks under 128, and fine
 // groups of weights wider than 4 bits.

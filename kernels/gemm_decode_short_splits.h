@@ -55,8 +55,10 @@ std::optional<SplitTile> EightBitLongSplitHalfTile(
 // 4096 ran at 16 tokens (three per SM, an even split count) and 32 tokens
 // (two per SM, an odd split count, which ShortSplitHalfTile leaves; since
 // planner v60 4-bit groups of 128 and 64 take warpgroup k-slices there
-// first, and since planner v64 8-bit weights with fp16 activations at 32
-// tokens, so these tiles reach the rule on that layer in groups of 32, with
+// first, since planner v64 8-bit weights with fp16 activations at 32
+// tokens, and since v69 channel-wise scales, integer zero points (with bf16
+// activations not at 32 tokens) and groups of 32 at 16 tokens, so these
+// tiles reach the rule on that layer in groups of 32 at 32 tokens, with
 // 8-bit weights and a second scale, and on narrower layers such as 3584 x
 // 6144 or 4608 x 4096) give way to their 64-row halves three per SM in fewer
 // splits, which write half the partials per block and fewer in all. Nothing

@@ -290,21 +290,34 @@ bool KMajorScalesOnLongSplitsWin(const GemmTileConfig& tile, int64_t splits,
 // 26.41-26.60), 28672 x 8192 0.82-0.85x, 8192 x 28672 0.83-0.89x, 6144 x 4096
 // 0.88-0.90x, 4096 x 14336 0.88-0.89x; its 64-row half (64x64x128 s4, 4096 x
 // 4096 in 4 splits) 0.89-0.92x; 128 (130) registers, no spills. Groups of
-// 64 (a fold every four steps) since planner v71 (sweep fi,
-// bench/results/tile-sweep-fi-d293d30-run{1,2}.txt, decode-notes v123, M =
-// 33 / 64, twice): fp16 0.98-0.99x on 8192 x 8192, 0.98x on 4096 x 4096,
-// 0.96-0.97x on 28672 x 8192, 0.94-0.95x on 6144 x 4096, 0.99x on 4096 x
-// 14336; bf16 0.96-0.97x / 0.94-0.95x on 8192 x 8192 / 28672 x 8192. Only
-// those two tiles (128-column k-tiles, four stages). In groups of 128, 4-bit
-// weights lost with it at 32 and 64 tokens on five of six layers
-// (gemm_decode_plan.cc's 64-token rule).
+// 64 (a fold every four steps) since planner v71, sweeps fi and fj
+// (bench/results/tile-sweep-f{i,j}-*-run{1,2}.txt, decode-notes v123 / v124,
+// M = 33 / 64, twice each): fp16 0.98-0.99x on 8192 x 8192, 0.98x on 4096 x
+// 4096, 0.96-0.97x on 28672 x 8192, 0.96-1.00x on 8192 x 28672, 0.94-0.95x on
+// 6144 x 4096, 0.99x on 4096 x 14336; bf16 0.96-0.97x on 8192 x 8192,
+// 0.94-0.95x on 28672 x 8192, 0.95-0.98x on 8192 x 28672, 0.96-0.97x on 6144 x
+// 4096 and 4096 x 14336, but on the half tile (4096 x 4096) 1.01-1.03x at M =
+// 33 and 0.99x at 64, so bf16 in groups of 64 keeps the half tile deferred.
+// Only those two tiles (128-column k-tiles, four stages) and the specs measured
+// (uint4 with 16-bit scales, no zero points: IsMeasuredFourBitGroupSpec; in
+// other specs the decoder may scale every pair anyway, and zero points ran
+// neither way). In groups of 128, 4-bit weights lost with it at 32 and 64
+// tokens on five of six layers (gemm_decode_plan.cc's 64-token rule). The
+// k-major check keeps the predicate to what was measured; the planner sets
+// k-major scales after it.
 bool PrescaledScalesWin(const GemmTileConfig& tile, const QuantSpec& spec) {
+  const bool two_warpgroups = tile.block_n == 128 && tile.warps_n == 8;
+  const bool half_tile = tile.block_n == 64 && tile.warps_n == 4;
   const bool measured_tile = tile.mma == GemmMma::kWgmma &&
                              tile.block_m == 64 && tile.block_k == 128 &&
-                             tile.stages == 4 &&
-                             ((tile.block_n == 128 && tile.warps_n == 8) ||
-                              (tile.block_n == 64 && tile.warps_n == 4));
-  return measured_tile && HasGroupRulesFineScales(spec) && !tile.k_major_scales;
+                             tile.stages == 4 && (two_warpgroups || half_tile);
+  const bool measured_spec =
+      IsMeasuredFourBitGroupSpec(spec) && HasGroupRulesFineScales(spec);
+  const bool bf16_groups_of_64_on_half_tile =
+      half_tile && !HasGroupsOf32(spec) &&
+      spec.activation_type == DataType::kBf16;
+  return measured_tile && measured_spec && !bf16_groups_of_64_on_half_tile &&
+         !tile.k_major_scales;
 }
 
 }  // namespace hummingd

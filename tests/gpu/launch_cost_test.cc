@@ -104,7 +104,7 @@ TEST(LaunchCostTest, HostMicrosecondsPerDequantizeLaunch) {
     // launch path (a lookup, an allocation, a sync) slows every batch, while
     // the device machine's other work on the host slows some (the mean of
     // zero=int 4096 x 4096 ran 3.4-4.2 µs in earlier rounds and 5.09 once,
-    // its best batch 4.47; bench/decode-notes.md v122). The mean is
+    // its best batch 4.47; bench/decode-notes.md v123). The mean is
     // reported beside it.
     EXPECT_LE(best_batch_us, kTargetMicroseconds) << shape.spec;
   }

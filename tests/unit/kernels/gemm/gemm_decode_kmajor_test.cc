@@ -62,12 +62,15 @@ TEST(GemmDecodePlanTest, KMajorScalesOnWideTilesOfSpecsWithOneScalePerRow) {
         tiles("weight=uint4,group=channel,scale=bf16,act=bf16,out=bf16", n, k);
     ASSERT_EQ(bf16_channel.size(), 4u);
     // Since planner v61 the 16-token one (256-column k-tiles, 28-32 per
-    // split) reads k-major scales too; the 8-token one does not.
+    // split) reads k-major scales too; the 8-token one does not. Since
+    // planner v72 channel-wise scales at 16 tokens on 8192 x 28672 (a wave
+    // of 64-row blocks) run the warpgroup k-slices instead.
     for (int i : {0, 1}) {
       EXPECT_EQ(bf16[i].block_n, 128);
       EXPECT_EQ(bf16[i].k_major_scales, i == 1);
-      EXPECT_EQ(bf16_channel[i].block_n, 256);
-      EXPECT_TRUE(bf16_channel[i].k_major_scales);
+      const bool slices = i == 1 && n == 8192;
+      EXPECT_EQ(bf16_channel[i].block_n, slices ? 64 : 256);
+      EXPECT_EQ(bf16_channel[i].k_major_scales, !slices);
     }
     // fp16: 128 rows since planner v16 (8 tokens) and v18 (16), k-major at
     // 16 since v61.

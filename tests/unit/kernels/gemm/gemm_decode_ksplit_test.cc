@@ -598,7 +598,8 @@ TEST(GemmDecodeKSplitTest, WarpgroupSlicesOnShortKFromSixEleventhsOfTheSms) {
 
 // Planner v69 (sweeps ff, fg): the same slices for three more 4-bit classes,
 // with their own bounds. Channel-wise scales take the whole domain of groups
-// of 128; integer zero points in groups of 128 or 64 take it at 16 tokens and
+// of 128 (and since planner v72, sweep fj, K up to 28672 at 16 tokens too);
+// integer zero points in groups of 128 or 64 take it at 16 tokens and
 // at 32 with fp16 activations or on a wave's fill, up to K = 8192; groups of
 // 32 take it at 16 tokens and, pre-scaled, at 32 on a wave's fill, up to K =
 // 8192. Neighbouring specs (zero points with channel scales, in groups of 32,
@@ -639,12 +640,15 @@ TEST(GemmDecodeKSplitTest, WarpgroupSlicesTakeChannelZeroPointAndGroup32Specs) {
       {kZeroBf16, 7936, 4096, true, true},
       {kG32, 7872, 4096, true, false},
       {kG32, 7936, 4096, true, true},
-      // Past K = 8192 on a wave's fill: channel-wise scales as groups of 128
-      // (16 tokens to K = 14336, 32 to 28672), zero points and groups of 32
-      // not at all.
+      // Past K = 8192 on a wave's fill: channel-wise scales to K = 28672 at
+      // 16 and 32 tokens (planner v72; groups of 128 to 14336 at 16),
+      // zero points and groups of 32 not at all.
       {kChannel, 8192, 14336, true, true},
-      {kChannelBf16, 8192, 28672, false, true},
+      {kChannelBf16, 8192, 28672, true, true},
+      {kChannel, 8192, 14848, true, true},
       {kChannel, 8192, 29184, false, false},
+      {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 8192, 14848,
+       false, true},
       {kZero, 8192, 8704, false, false},
       {kZero, 8192, 14336, false, false},
       {kG32, 8192, 8704, false, false},

@@ -31,15 +31,29 @@ constexpr char kGroups32[] =
 constexpr char kTwoWarpgroups[] =
     "tile=64x128x128,warps=1x8,stages=4,mma=wgmma";
 constexpr char kOneWarpgroup[] = "tile=64x64x128,warps=1x4,stages=4,mma=wgmma";
+constexpr char kGroups64Bf16[] =
+    "weight=uint4,group=64,scale=bf16,act=bf16,out=bf16";
 
 TEST(GemmDecodePrescaledTest, GroupsOf32And64OnTheMeasured64TokenTiles) {
   for (const char* spec :
        {kGroups32, "weight=uint4,group=32,scale=bf16,act=bf16,out=bf16",
-        "weight=uint4,group=64,scale=fp16,act=fp16,out=fp16",
-        "weight=uint4,group=64,scale=bf16,act=bf16,out=bf16"}) {
+        "weight=uint4,group=64,scale=fp16,act=fp16,out=fp16", kGroups64Bf16}) {
     EXPECT_TRUE(PrescaledScalesWin(TileOf(kTwoWarpgroups), SpecOf(spec)))
         << spec;
-    EXPECT_TRUE(PrescaledScalesWin(TileOf(kOneWarpgroup), SpecOf(spec)))
+    // Not groups of 64 with bf16 activations on the half tile (sweep fj:
+    // 1.01-1.03x at M = 33).
+    EXPECT_EQ(PrescaledScalesWin(TileOf(kOneWarpgroup), SpecOf(spec)),
+              std::string(spec) != kGroups64Bf16)
+        << spec;
+  }
+  // Nor the specs neither sweep ran: zero points, int4 weights, fp32 scales
+  // (in groups of 32 and 64).
+  for (const char* spec :
+       {"weight=uint4,group=32,scale=fp16,zero=int,act=fp16,out=fp16",
+        "weight=uint4,group=64,scale=fp16,zero=int,act=fp16,out=fp16",
+        "weight=int4,group=32,scale=fp16,act=fp16,out=fp16",
+        "weight=uint4,group=64,scale=fp32,act=fp16,out=fp16"}) {
+    EXPECT_FALSE(PrescaledScalesWin(TileOf(kTwoWarpgroups), SpecOf(spec)))
         << spec;
   }
   // Other scale layouts: groups of 128 (which lost with it at 32 and 64
@@ -69,11 +83,10 @@ TEST(GemmDecodePrescaledTest, GroupsOf32And64OnTheMeasured64TokenTiles) {
 }
 
 TEST(GemmDecodePrescaledTest, PlannedAt64TokensWithThePrescaledStub) {
-  for (const char* spec :
-       {kGroups32, "weight=uint4,group=64,scale=bf16,act=bf16,out=bf16"}) {
+  for (const char* spec : {kGroups32, kGroups64Bf16}) {
     for (const auto& [n, k] : {std::pair<int64_t, int64_t>{8192, 8192},
                                {28672, 8192},
-                               {4096, 4096}}) {
+                               {8192, 28672}}) {
       SCOPED_TRACE(::testing::Message() << spec << " N=" << n << " K=" << k);
       const KernelRequest request = H200GemmRequest(spec, n, k);
       absl::StatusOr<Plan> plan = PlanKernels(request);
