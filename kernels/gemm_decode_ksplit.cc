@@ -195,9 +195,8 @@ std::optional<GemmTileConfig> WarpgroupSliceTile(int tokens,
   // ok): three more 4-bit classes, against the split tiles they ran
   // (16x128x256 / 32x128x256 in 4 splits, 16x64x256 / 32x64x128 three per
   // SM on 6144 x 4096; for zero points 16x128x128 three per SM in 6 splits
-  // and 32x128x128 in 4),
-  // the same slice tiles on 8192 x 8192 and 6144 x 4096 at M = 9 / 16 / 24 /
-  // 32 (ratios over both runs):
+  // and 32x128x128 in 4), the same slice tiles on 8192 x 8192 and 6144 x 4096
+  // at M = 9 / 16 / 24 / 32 (ratios over both runs):
   //  - channel-wise scales: fp16 0.85-0.86x on 8192² (M = 16 10.43-10.46 µs
   //    against 12.15-12.21), 0.85-0.86x / 0.91-0.92x at 16 / 32 tokens on
   //    6144 x 4096; bf16 0.87-0.88x / 0.87-0.89x, 0.87-0.89x / 0.95-0.97x;
