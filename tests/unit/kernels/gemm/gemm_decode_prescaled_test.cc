@@ -1,8 +1,9 @@
-// scales=pre for groups of 32 and 64 at 64 tokens (planners v70 / v71,
+// scales=pre for groups of 32 and 64 at 64 tokens (planners v70-v72,
 // kernels/gemm_decode_tile_options.cc, PrescaledScalesWin): exactly the two
-// 64-token tiles sweeps fh and fi measured, exactly the specs whose groups
-// are 32 or 64 columns, and through the planner on the layers of issue 5,
-// where the stub then names the pre-scaled kernel.
+// 64-token tiles sweeps fh, fi and fj measured, exactly the uint4 specs with
+// 16-bit scales whose groups are 32 or 64 columns (but groups of 64 with bf16
+// activations on the one-warpgroup half tile), and through the planner on the
+// layers of issue 5, where the stub then names the pre-scaled kernel.
 
 #include <cstdint>
 #include <string>
@@ -57,9 +58,9 @@ TEST(GemmDecodePrescaledTest, GroupsOf32And64OnTheMeasured64TokenTiles) {
         << spec;
   }
   // Other scale layouts: groups of 128 (which lost with it at 32 and 64
-  // tokens), channel-wise scales, groups of 16 (never measured with the
-  // group rules), and 8-bit weights (pre-scaled at 64 tokens by their own
-  // rule).
+  // tokens, last in sweep fk), channel-wise scales, groups of 16 (never
+  // measured with the group rules), and 8-bit weights (pre-scaled at 64 tokens
+  // by their own rule).
   for (const char* spec :
        {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
         "weight=uint4,group=channel,scale=fp16,act=fp16,out=fp16",
