@@ -255,15 +255,11 @@ std::optional<GemmTileConfig> WarpgroupSliceTile(int tokens,
                         : tokens == 16 && !channel_wise      ? 14336
                                                              : 28672;
   if (shape.k < k_min || shape.k > k_max) return std::nullopt;
-  // (Pre-scaled operands need no shared memory of their own, so the
-  // candidate's budget check holds for them.)
-  std::optional<GemmTileConfig> slices =
-      KSplitCandidate(tokens, 16, 64, 512, 4, /*blocks_per_sm=*/1,
-                      std::min(kOneBlockSharedBytes, smem_limit), spec, shape);
-  if (slices.has_value() && groups_of_32 && tokens == 32) {
-    slices->prescaled_scales = true;
-  }
-  return slices;
+  // Groups of 32 at 32 tokens take them pre-scaled (PrescaledScalesWin,
+  // kernels/gemm_decode_tile_options.cc, sets it on the plan's final tile).
+  return KSplitCandidate(tokens, 16, 64, 512, 4, /*blocks_per_sm=*/1,
+                         std::min(kOneBlockSharedBytes, smem_limit), spec,
+                         shape);
 }
 
 // 8-bit weights at 9-32 tokens in two-warpgroup k-slices, unsplit, or

@@ -305,7 +305,18 @@ bool KMajorScalesOnLongSplitsWin(const GemmTileConfig& tile, int64_t splits,
 // tokens on five of six layers (gemm_decode_plan.cc's 64-token rule). The
 // k-major check keeps the predicate to what was measured; the planner sets
 // k-major scales after it.
+// The 32-token warpgroup k-slices in groups of 32 (planner v69, sweep ff,
+// decode-notes v121; gemm_decode_ksplit.cc plans those slices only where the
+// grid fills a wave): pre-scaled 0.85x / 0.88x (fp16 / bf16) on 8192 x 8192
+// against 0.91-0.95x deferred.
 bool PrescaledScalesWin(const GemmTileConfig& tile, const QuantSpec& spec) {
+  const bool slices_32_tokens =
+      tile.block_m == 32 && device::wgmma_warpgroup_slices(
+                                tile.block_m, tile.block_n, tile.warp_split_k);
+  if (slices_32_tokens) {
+    return IsMeasuredFourBitGroupSpec(spec) && HasGroupsOf32(spec) &&
+           !tile.k_major_scales;
+  }
   const bool two_warpgroups = tile.block_n == 128 && tile.warps_n == 8;
   const bool half_tile = tile.block_n == 64 && tile.warps_n == 4;
   const bool measured_tile = tile.mma == GemmMma::kWgmma &&

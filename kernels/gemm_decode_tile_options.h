@@ -5,7 +5,7 @@
 // prologue's early tiles (`early=N`) and the weights' copy path
 // (`copy=bulk`, `copy=warprun`), k-major scales on long splits
 // (`layout=kmajor`; the 256-row tiles' own rule is gemm_decode_plan.cc's),
-// and pre-scaled operands for groups of 32 and 64 at 64 tokens
+// and pre-scaled operands for groups of 32 and 64 at 32 and 64 tokens
 // (`scales=pre`).
 // Each wins on some tiles and layers and loses on others by a few percent,
 // so each rule names what the sweeps measured (bench/decode-notes.md) and
@@ -50,10 +50,10 @@ bool KMajorScalesOnLongSplitsWin(const GemmTileConfig& tile, int64_t splits,
                                  int sm_count);
 
 // Whether `tile` scales each operand pair (scales=pre) in place of the
-// deferred scales its spec would take: planner v70's 64-token tiles in
-// groups of 32 and (v71) 64 (8-bit weights' 64-token tiles and groups of 32 on
-// the 32-token warpgroup k-slices are pre-scaled by their own rules). Any
-// client can launch it.
+// deferred scales its spec would take: the 32-token warpgroup k-slices in
+// groups of 32 (planner v69), and the 64-token tiles in groups of 32 (v70)
+// and 64 (v71, v72). (8-bit weights' 64-token tiles are pre-scaled when the
+// plan builds them, gemm_decode_plan.cc.) Any client can launch it.
 bool PrescaledScalesWin(const GemmTileConfig& tile, const QuantSpec& spec);
 
 }  // namespace hummingd

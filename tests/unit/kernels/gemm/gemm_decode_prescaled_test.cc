@@ -1,9 +1,10 @@
-// scales=pre for groups of 32 and 64 at 64 tokens (planners v70-v72,
-// kernels/gemm_decode_tile_options.cc, PrescaledScalesWin): exactly the two
-// 64-token tiles sweeps fh, fi and fj measured, exactly the uint4 specs with
-// 16-bit scales whose groups are 32 or 64 columns (but groups of 64 with bf16
-// activations on the one-warpgroup half tile), and through the planner on the
-// layers of issue 5, where the stub then names the pre-scaled kernel.
+// scales=pre beyond 8-bit weights (kernels/gemm_decode_tile_options.cc,
+// PrescaledScalesWin): on the 32-token warpgroup k-slices in groups of 32
+// (planner v69), and on exactly the two 64-token tiles sweeps fh, fi and fj
+// measured for the uint4 specs with 16-bit scales whose groups are 32 or 64
+// columns (planners v70-v72; not groups of 64 with bf16 activations on the
+// one-warpgroup half tile); and through the planner on the layers of issue
+// 5, where the stub then names the pre-scaled kernel.
 
 #include <cstdint>
 #include <string>
@@ -79,6 +80,30 @@ TEST(GemmDecodePrescaledTest, GroupsOf32And64OnTheMeasured64TokenTiles) {
         "tile=64x128x128,warps=1x4,stages=4,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=4",
         "tile=64x128x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor"}) {
+    EXPECT_FALSE(PrescaledScalesWin(TileOf(tile), SpecOf(kGroups32))) << tile;
+  }
+}
+
+// The 32-token warpgroup k-slices (planner v69): pre-scaled in groups of 32
+// only, not at 16 tokens, not with k-major scales.
+TEST(GemmDecodePrescaledTest, GroupsOf32OnThe32TokenSlices) {
+  constexpr char kSlices32[] =
+      "tile=32x64x512,warps=1x16,stages=4,mma=wgmma,ksplit=4,blocks=1";
+  for (const char* spec :
+       {kGroups32, "weight=uint4,group=32,scale=bf16,act=bf16,out=bf16"}) {
+    EXPECT_TRUE(PrescaledScalesWin(TileOf(kSlices32), SpecOf(spec))) << spec;
+  }
+  for (const char* spec :
+       {"weight=uint4,group=64,scale=fp16,act=fp16,out=fp16",
+        "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
+        "weight=uint4,group=channel,scale=fp16,act=fp16,out=fp16",
+        "weight=uint4,group=32,scale=fp16,zero=int,act=fp16,out=fp16"}) {
+    EXPECT_FALSE(PrescaledScalesWin(TileOf(kSlices32), SpecOf(spec))) << spec;
+  }
+  for (const char* tile :
+       {"tile=16x64x512,warps=1x16,stages=4,mma=wgmma,ksplit=4,blocks=1",
+        "tile=32x64x512,warps=1x16,stages=4,mma=wgmma,layout=kmajor,ksplit=4,"
+        "blocks=1"}) {
     EXPECT_FALSE(PrescaledScalesWin(TileOf(tile), SpecOf(kGroups32))) << tile;
   }
 }
