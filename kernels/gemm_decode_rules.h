@@ -91,6 +91,17 @@ inline bool IsUint4ZeroPointGroupSpec(const QuantSpec& spec) {
          spec.zero_point == ZeroPointKind::kInteger;
 }
 
+// uint4 in groups of 32 with fp16 scales, activations and integer zero
+// points: the one zero-point class pre-scaled operands won on at 64 tokens
+// (sweep fm, planner v73, decode-notes v127).
+inline bool IsFp16Uint4ZeroPointGroupsOf32Spec(const QuantSpec& spec) {
+  return IsUint4WithSixteenBitScales(spec) &&
+         spec.granularity == ScaleGranularity::kGroup &&
+         spec.group_size == 32 && spec.zero_point == ZeroPointKind::kInteger &&
+         spec.scale_type == DataType::kFp16 &&
+         spec.activation_type == DataType::kFp16;
+}
+
 // Fine scales that no decode sweep ran with the tiles of coarse ones, which
 // keep their own: groups under 32 columns, 2-D blocks under 128, and fine
 // groups of weights wider than 4 bits.

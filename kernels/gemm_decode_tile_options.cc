@@ -300,15 +300,23 @@ bool KMajorScalesOnLongSplitsWin(const GemmTileConfig& tile, int64_t splits,
 // 33 and 0.99x at 64, so bf16 in groups of 64 keeps the half tile deferred.
 // Only those two tiles (128-column k-tiles, four stages) and the specs measured
 // (uint4 with 16-bit scales, no zero points: IsMeasuredFourBitGroupSpec; in
-// other specs the decoder may scale every pair anyway, and zero points ran
-// neither way). In groups of 128, 4-bit weights lost with it at 32 and 64
-// tokens on five of six layers (gemm_decode_plan.cc's 64-token rule). The
-// k-major check keeps the predicate to what was measured; the planner sets
-// k-major scales after it.
-// The 32-token warpgroup k-slices in groups of 32 (planner v69, sweep ff,
+// other specs the decoder may scale every pair anyway; zero points below). In
+// groups of 128, 4-bit weights lost with it at 32 and 64 tokens on five of six
+// layers (gemm_decode_plan.cc's 64-token rule). The k-major check keeps the
+// predicate to what was measured; the planner sets k-major scales after it. The
+// 32-token warpgroup k-slices in groups of 32 (planner v69, sweep ff,
 // decode-notes v121; gemm_decode_ksplit.cc plans those slices only where the
 // grid fills a wave): pre-scaled 0.85x / 0.88x (fp16 / bf16) on 8192 x 8192
 // against 0.91-0.95x deferred.
+// Integer zero points (planner v73, sweep fm, bench/results/
+// tile-sweep-fm-430fa53-run{1,2}.txt, decode-notes v127, twice in one call):
+// their 64-token plans run 64x128x128 in three stages (the zero-point
+// windows), and there, with fp16, groups of 32 won pre-scaled: 0.92-0.93x on
+// 8192 x 8192 (M = 64 26.98-27.05 µs against 28.99-29.27), 0.95x on 6144 x
+// 4096. Groups of 64 ran 0.98x on 8192 x 8192 and 1.00-1.01x on 6144 x 4096,
+// groups of 128 1.05-1.10x on five layers (a tie on 4096 x 4096's half tile),
+// bf16 in groups of 128 1.05x: those stay deferred, as does what ran neither
+// way (bf16 in groups of 32, the half tile).
 bool PrescaledScalesWin(const GemmTileConfig& tile, const QuantSpec& spec) {
   const bool slices_32_tokens =
       tile.block_m == 32 && device::wgmma_warpgroup_slices(
@@ -319,6 +327,11 @@ bool PrescaledScalesWin(const GemmTileConfig& tile, const QuantSpec& spec) {
   }
   const bool two_warpgroups = tile.block_n == 128 && tile.warps_n == 8;
   const bool half_tile = tile.block_n == 64 && tile.warps_n == 4;
+  if (IsFp16Uint4ZeroPointGroupsOf32Spec(spec)) {
+    return tile.mma == GemmMma::kWgmma && tile.block_m == 64 &&
+           tile.block_k == 128 && tile.stages == 3 && two_warpgroups &&
+           !tile.k_major_scales;
+  }
   const bool measured_tile = tile.mma == GemmMma::kWgmma &&
                              tile.block_m == 64 && tile.block_k == 128 &&
                              tile.stages == 4 && (two_warpgroups || half_tile);

@@ -3,8 +3,10 @@
 // (planner v69), and on exactly the two 64-token tiles sweeps fh, fi and fj
 // measured for the uint4 specs with 16-bit scales whose groups are 32 or 64
 // columns (planners v70-v72; not groups of 64 with bf16 activations on the
-// one-warpgroup half tile); and through the planner on the layers of issue
-// 5, where the stub then names the pre-scaled kernel.
+// one-warpgroup half tile), and in groups of 32 with fp16 integer zero points
+// on the three-stage tile their plans take (planner v73); and through the
+// planner on the layers of issue 5, where the stub then names the pre-scaled
+// kernel.
 
 #include <cstdint>
 #include <string>
@@ -48,8 +50,9 @@ TEST(GemmDecodePrescaledTest, GroupsOf32And64OnTheMeasured64TokenTiles) {
               std::string(spec) != kGroups64Bf16)
         << spec;
   }
-  // Nor the specs neither sweep ran: zero points, int4 weights, fp32 scales
-  // (in groups of 32 and 64).
+  // Nor the specs neither sweep ran on these tiles: zero points (whose plans
+  // take three stages, below), int4 weights, fp32 scales (in groups of 32 and
+  // 64).
   for (const char* spec :
        {"weight=uint4,group=32,scale=fp16,zero=int,act=fp16,out=fp16",
         "weight=uint4,group=64,scale=fp16,zero=int,act=fp16,out=fp16",
@@ -105,6 +108,64 @@ TEST(GemmDecodePrescaledTest, GroupsOf32OnThe32TokenSlices) {
         "tile=32x64x512,warps=1x16,stages=4,mma=wgmma,layout=kmajor,ksplit=4,"
         "blocks=1"}) {
     EXPECT_FALSE(PrescaledScalesWin(TileOf(tile), SpecOf(kGroups32))) << tile;
+  }
+}
+
+// Integer zero points (planner v73, sweep fm): groups of 32 with fp16 on the
+// three-stage 64x128x128 tile their plans take, nothing else.
+constexpr char kZeroGroups32[] =
+    "weight=uint4,group=32,scale=fp16,zero=int,act=fp16,out=fp16";
+constexpr char kZeroTile[] = "tile=64x128x128,warps=1x8,stages=3,mma=wgmma";
+
+TEST(GemmDecodePrescaledTest, ZeroPointGroupsOf32OnTheThreeStageTile) {
+  EXPECT_TRUE(PrescaledScalesWin(TileOf(kZeroTile), SpecOf(kZeroGroups32)));
+  // Groups of 64 (0.98-1.01x) and 128 (1.05-1.10x), bf16 (1.05x in groups of
+  // 128; groups of 32 unmeasured), 16-bit scales of the other type, float
+  // zero points, 8-bit weights: deferred.
+  for (const char* spec :
+       {"weight=uint4,group=64,scale=fp16,zero=int,act=fp16,out=fp16",
+        "weight=uint4,group=128,scale=fp16,zero=int,act=fp16,out=fp16",
+        "weight=uint4,group=32,scale=bf16,zero=int,act=bf16,out=bf16",
+        "weight=uint4,group=32,scale=fp16,zero=int,act=bf16,out=bf16",
+        "weight=uint4,group=32,scale=bf16,zero=int,act=fp16,out=fp16",
+        "weight=uint4,group=32,scale=fp16,zero=float,act=fp16,out=fp16",
+        "weight=uint8,group=32,scale=fp16,zero=int,act=fp16,out=fp16"}) {
+    EXPECT_FALSE(PrescaledScalesWin(TileOf(kZeroTile), SpecOf(spec))) << spec;
+  }
+  // Without zero points the three-stage tile was never measured.
+  EXPECT_FALSE(PrescaledScalesWin(TileOf(kZeroTile), SpecOf(kGroups32)));
+  // Other tiles: four stages, the half tile, 64-column k-tiles, sixteen
+  // warps, 32 tokens, mma.sync, k-major scales.
+  for (const char* tile :
+       {kTwoWarpgroups, "tile=64x64x128,warps=1x4,stages=3,mma=wgmma",
+        "tile=64x128x64,warps=1x8,stages=3,mma=wgmma",
+        "tile=64x256x128,warps=1x16,stages=3,mma=wgmma",
+        "tile=32x128x128,warps=1x8,stages=3,mma=wgmma",
+        "tile=64x128x128,warps=1x8,stages=3",
+        "tile=64x128x128,warps=1x8,stages=3,mma=wgmma,layout=kmajor"}) {
+    EXPECT_FALSE(PrescaledScalesWin(TileOf(tile), SpecOf(kZeroGroups32)))
+        << tile;
+  }
+}
+
+TEST(GemmDecodePrescaledTest, ZeroPointGroupsOf32PlannedPrescaledAt64Tokens) {
+  for (const auto& [n, k] :
+       {std::pair<int64_t, int64_t>{8192, 8192}, {6144, 4096}}) {
+    for (const char* spec :
+         {kZeroGroups32,
+          "weight=uint4,group=64,scale=fp16,zero=int,act=fp16,out=fp16"}) {
+      SCOPED_TRACE(::testing::Message() << spec << " N=" << n << " K=" << k);
+      absl::StatusOr<Plan> plan = PlanKernels(H200GemmRequest(spec, n, k));
+      ASSERT_TRUE(plan.ok()) << plan.status();
+      const PlanEntry at_64 = DecodeRangeEntry(*plan, 3);
+      absl::StatusOr<GemmTileConfig> tile =
+          ParseGemmTileText(at_64.config.text);
+      ASSERT_TRUE(tile.ok()) << tile.status();
+      EXPECT_EQ(at_64.config.text.rfind(std::string(kZeroTile), 0), 0u)
+          << at_64.config.text;
+      EXPECT_EQ(tile->prescaled_scales, std::string(spec) == kZeroGroups32)
+          << at_64.config.text;
+    }
   }
 }
 
