@@ -75,7 +75,7 @@ int GemmTileConfig::SharedBytes(const QuantSpec& spec) const {
         WgmmaLongScaleChunks(*this, spec));
     return device::wgmma_shared_bytes(
         stages, device::wgmma_stage_bytes(block_m, block_n, block_k, bits),
-        chunk, bulk_weights);
+        chunk);
   }
   const int a_bytes = block_m * block_k * 2;
   const int w_bytes = static_cast<int>(block_n / kGemmUnitN) *

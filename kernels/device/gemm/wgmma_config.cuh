@@ -147,17 +147,13 @@ HUMMINGD_HD constexpr int wgmma_chunk_bytes(int lead, int block_n,
 
 // Dynamic shared memory of a launch: the stages, the two chunk buffers
 // (chunk_bytes each: the block's scale windows, then its zero-point
-// windows), with bulk weights one 8-byte mbarrier per stage (the weights'
-// bulk copies complete on it; no other tile touches them), and the slack
-// that aligns the first stage to 1024 bytes. Without the unused barriers
-// the 256-column 16- and 32-token tiles with integer zero points fit two
-// per SM (113 KB, to the byte), as the same tiles without zero points do
-// (decode-notes v128).
+// windows), one 8-byte mbarrier per stage (the weights' bulk copies
+// complete on it), and the slack that aligns the first stage to 1024
+// bytes.
 HUMMINGD_HD constexpr int wgmma_shared_bytes(int stages, int stage_bytes,
-                                             int chunk_bytes,
-                                             bool bulk_weights) {
-  return stages * stage_bytes + 2 * chunk_bytes +
-         (bulk_weights ? stages * 8 : 0) + kWgmmaSharedAlign;
+                                             int chunk_bytes) {
+  return stages * stage_bytes + 2 * chunk_bytes + stages * 8 +
+         kWgmmaSharedAlign;
 }
 
 // Columns of k-major scales (layout=kmajor) one chunk of chunk_tiles
@@ -378,8 +374,7 @@ struct WgmmaConfig : GemmScaleTiling<Format_, kN_, kK_> {
   static constexpr i64 kZeroTensorBytes =
       (kN / kScaleTileN) * kScaleColumns * kZeroElementBytes;
   static constexpr int kSharedBytes =
-      wgmma_shared_bytes(Tile::kStages, kStageBytes, kChunkBytes,
-                         Tile::kBulkWeights);
+      wgmma_shared_bytes(Tile::kStages, kStageBytes, kChunkBytes);
 
   static_assert(kTokens == 8 || kTokens == 16 || kTokens == 32 ||
                     kTokens == 64 || kTokens == 128 || kTokens == 256,

@@ -122,9 +122,9 @@ HUMMINGD_DEVICE void run_wgmma_gemm(const GemmArgs& args, u32 thread,
   acc.clear();
   float(&r_acc)[kR][kT / 2] = acc.total;
 
-  // After the ring: the two scale chunk buffers, then with bulk weights one
-  // mbarrier per stage (the stage's weight copies complete on it, once per
-  // use of the slot; wgmma_shared_bytes reserves them only then).
+  // After the ring: the two scale chunk buffers, then one mbarrier per stage
+  // (bulk weights: the stage's weight copies complete on it, once per use
+  // of the slot).
   const u32 s_chunks = s_base + Tile::kStages * Config::kStageBytes;
   const u32 s_barriers = s_chunks + 2 * Config::kChunkBytes;
   // Ring slot `slot`'s stage and its mbarrier.

@@ -290,28 +290,6 @@ TEST(WgmmaConfigTest, HostSharedBytesMatchTheKernelLayout) {
 // (they run unsplit): those sweeps ea / eb measured faster with it, not the
 // 32-token warpgroup slices (they spilled), nor 8-token tiles of fewer than
 // eight k-tiles unless 8-bit with early=1 (bench/decode-notes.md v105).
-// Only bulk-weight tiles reserve their stages' mbarriers (decode-notes
-// v128): without them the 256-column 16-token tile with integer zero points
-// fits two blocks per SM (113 KB) to the byte, as its form without zero
-// points does with room to spare.
-TEST(WgmmaConfigTest, OnlyBulkWeightTilesReserveTheirMbarriers) {
-  using W4Zero =
-      hd::GemmFormat<CK::kUint, 4, 0, 0, SL::kGroup, 1, 128, ST::kFp16,
-                     ZK::kInteger, SK::kNone, ST::kFp16, ST::kFp16, false>;
-  using Cp =
-      hd::WgmmaConfig<W4Zero, hd::WgmmaTile<16, 128, 256, 2, 4>, 28672, 8192>;
-  using Bulk = hd::WgmmaConfig<W4Zero, hd::WgmmaTile<16, 128, 256, 2, 4, true>,
-                               28672, 8192>;
-  constexpr char kSpec[] =
-      "weight=uint4,group=128,scale=fp16,zero=int,act=fp16,out=fp16";
-  ExpectHostAgrees<Cp>(kSpec, "tile=16x128x256,warps=1x8,stages=4,mma=wgmma");
-  ExpectHostAgrees<Bulk>(kSpec,
-                         "tile=16x128x256,warps=1x8,stages=4,mma=wgmma,"
-                         "copy=bulk");
-  EXPECT_EQ(Cp::kSharedBytes, 113 * 1024);
-  EXPECT_EQ(Bulk::kSharedBytes, Cp::kSharedBytes + 4 * 8);
-}
-
 TEST(WgmmaConfigTest, KSplitTilesTakeCompileTimeKTilesWhereMeasuredFaster) {
   using W4 = hd::GemmFormat<CK::kUint, 4, 0, 0, SL::kGroup, 1, 128, ST::kFp16,
                             ZK::kNone, SK::kNone, ST::kFp16, ST::kFp16, false>;
