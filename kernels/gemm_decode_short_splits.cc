@@ -87,7 +87,18 @@ std::optional<SplitTile> ShortSplitHalfTile(const GemmTileConfig& tile,
   }
   const int64_t k_tiles = shape.k / tile.block_k;
   if (k_tiles > 4 * splits) return std::nullopt;
-  return HalfInSplits(tile, /*blocks_per_sm=*/0, splits / 2, spec, shape,
+  // Integer zero points' 64-token tile runs three stages, the four-stage one
+  // 32 bytes past two per SM with their windows; its half takes four again
+  // (planner v74, sweep fo, bench/results/tile-sweep-fo-83922c0-run{1,2}.txt,
+  // decode-notes v129, twice: 4096 x 4096 M = 33 / 64 fp16 groups of 128
+  // 9.47-9.51 / 9.98 µs against 10.54-10.58 / 11.08-11.10, bf16 0.92x, groups
+  // of 64 0.95x, of 32 0.97-0.99x deferred and 0.89x pre-scaled).
+  GemmTileConfig source = tile;
+  if (tile.block_m == 64 && tile.stages == 3 &&
+      spec.zero_point == ZeroPointKind::kInteger) {
+    source.stages = 4;
+  }
+  return HalfInSplits(source, /*blocks_per_sm=*/0, splits / 2, spec, shape,
                       smem_limit);
 }
 
@@ -172,7 +183,10 @@ std::optional<SplitTile> ThreePerSmHalfTile(const GemmTileConfig& tile,
 // 25.7 against 25.8 / 24.3), and where the halved splits overfill two per SM
 // (6144 x 4096 in 5 splits, three per SM in 4: 19.1 / 18.4 against 14.9 /
 // 14.6). Measured with uint8 and e4m3 in groups of 128, fp16 scales and
-// activations.
+// activations. Planner v74 (sweep fo, decode-notes v129, twice): uint8 with
+// integer zero points, whose range tile fits five stages, not six, beside
+// its zero windows: 64x128x64 s5 in 8 splits 13.37-13.56 / 14.06-14.12 µs at
+// M = 33 / 64 against 10.31-10.32 / 10.90-10.93 for the half (0.76-0.78x).
 std::optional<SplitTile> ShortSplitPrescaledHalfTile(const GemmTileConfig& tile,
                                                      int64_t splits,
                                                      const QuantSpec& spec,
@@ -181,9 +195,12 @@ std::optional<SplitTile> ShortSplitPrescaledHalfTile(const GemmTileConfig& tile,
   const bool prescaled_range_tile =
       tile.mma == GemmMma::kWgmma && tile.block_m == 64 &&
       tile.block_n == 128 && tile.block_k == 64 && tile.warps_m == 1 &&
-      tile.warps_n == 8 && tile.stages == 6 && tile.prescaled_scales &&
-      tile.warp_split_k == 1 && tile.blocks_per_sm == 0 &&
-      !tile.k_major_scales && !tile.bulk_weights && !tile.warp_run_weights;
+      tile.warps_n == 8 &&
+      (tile.stages == 6 ||
+       (tile.stages == 5 && spec.zero_point == ZeroPointKind::kInteger)) &&
+      tile.prescaled_scales && tile.warp_split_k == 1 &&
+      tile.blocks_per_sm == 0 && !tile.k_major_scales && !tile.bulk_weights &&
+      !tile.warp_run_weights;
   if (!prescaled_range_tile || spec.weight.bits != 8 ||
       spec.activation_type != DataType::kFp16 ||
       HasUnmeasuredFineScales(spec) || splits < 4 || splits % 2 != 0 ||

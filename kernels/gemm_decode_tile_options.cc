@@ -328,9 +328,13 @@ bool PrescaledScalesWin(const GemmTileConfig& tile, const QuantSpec& spec) {
   const bool two_warpgroups = tile.block_n == 128 && tile.warps_n == 8;
   const bool half_tile = tile.block_n == 64 && tile.warps_n == 4;
   if (IsFp16Uint4ZeroPointGroupsOf32Spec(spec)) {
+    // The half tile in four stages since planner v74 (sweep fo: 10.13-10.15
+    // / 10.63-10.65 µs pre-scaled at M = 33 / 64 on 4096 x 4096 against
+    // 11.30 / 11.64-11.65 deferred).
+    const bool zero_point_tile =
+        (two_warpgroups && tile.stages == 3) || (half_tile && tile.stages == 4);
     return tile.mma == GemmMma::kWgmma && tile.block_m == 64 &&
-           tile.block_k == 128 && tile.stages == 3 && two_warpgroups &&
-           !tile.k_major_scales;
+           tile.block_k == 128 && zero_point_tile && !tile.k_major_scales;
   }
   const bool measured_tile = tile.mma == GemmMma::kWgmma &&
                              tile.block_m == 64 && tile.block_k == 128 &&

@@ -12,7 +12,7 @@
 namespace hummingd {
 
 // Bumped whenever planning logic changes what it emits; part of the plan key.
-inline constexpr int kPlannerVersion = 73;
+inline constexpr int kPlannerVersion = 74;
 
 // The dynamic shared memory a block may opt into on `gpu`: the target's
 // own figure, else the arch's (what the planner fits tiles into).

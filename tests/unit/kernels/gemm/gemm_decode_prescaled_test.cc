@@ -119,6 +119,11 @@ constexpr char kZeroTile[] = "tile=64x128x128,warps=1x8,stages=3,mma=wgmma";
 
 TEST(GemmDecodePrescaledTest, ZeroPointGroupsOf32OnTheThreeStageTile) {
   EXPECT_TRUE(PrescaledScalesWin(TileOf(kZeroTile), SpecOf(kZeroGroups32)));
+  // And its half in four stages (planner v74, sweep fo), not in three.
+  EXPECT_TRUE(PrescaledScalesWin(TileOf(kOneWarpgroup), SpecOf(kZeroGroups32)));
+  EXPECT_FALSE(
+      PrescaledScalesWin(TileOf("tile=64x64x128,warps=1x4,stages=3,mma=wgmma"),
+                         SpecOf(kZeroGroups32)));
   // Groups of 64 (0.98-1.01x) and 128 (1.05-1.10x), bf16 (1.05x in groups of
   // 128; groups of 32 unmeasured), 16-bit scales of the other type, float
   // zero points, 8-bit weights: deferred.
@@ -134,11 +139,10 @@ TEST(GemmDecodePrescaledTest, ZeroPointGroupsOf32OnTheThreeStageTile) {
   }
   // Without zero points the three-stage tile was never measured.
   EXPECT_FALSE(PrescaledScalesWin(TileOf(kZeroTile), SpecOf(kGroups32)));
-  // Other tiles: four stages, the half tile, 64-column k-tiles, sixteen
-  // warps, 32 tokens, mma.sync, k-major scales.
+  // Other tiles: four stages, 64-column k-tiles, sixteen warps, 32 tokens,
+  // mma.sync, k-major scales.
   for (const char* tile :
-       {kTwoWarpgroups, "tile=64x64x128,warps=1x4,stages=3,mma=wgmma",
-        "tile=64x128x64,warps=1x8,stages=3,mma=wgmma",
+       {kTwoWarpgroups, "tile=64x128x64,warps=1x8,stages=3,mma=wgmma",
         "tile=64x256x128,warps=1x16,stages=3,mma=wgmma",
         "tile=32x128x128,warps=1x8,stages=3,mma=wgmma",
         "tile=64x128x128,warps=1x8,stages=3",

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "absl/status/statusor.h"
@@ -173,6 +174,63 @@ TEST(GemmDecodeShortSplitsTest, TheRuleHoldsAtItsEdges) {
       ShortSplitHalfTile(tile64, 8, SpecOf(kUint8), layer, kSmemLimit));
   // A shared-memory limit the half tile does not fit.
   EXPECT_FALSE(ShortSplitHalfTile(tile64, 8, fp16, layer, 16 * 1024));
+}
+
+// Planner v74 (sweep fo): integer zero points' three-stage 64-token tile
+// halves into four stages, and uint8's five-stage pre-scaled one into the
+// four-stage pre-scaled half; three-stage tiles of other specs, and other
+// token counts, keep their stages; and the planner takes both on 4096².
+TEST(GemmDecodeShortSplitsTest, ZeroPointHalvesTakeFourStages) {
+  const LayerShape layer{4096, 4096};
+  const GemmTileConfig three_stages =
+      TileOf("tile=64x128x128,warps=1x8,stages=3,mma=wgmma");
+  for (const char* spec :
+       {"weight=uint4,group=128,scale=fp16,zero=int",
+        "weight=uint4,group=128,scale=bf16,zero=int,act=bf16,out=bf16",
+        "weight=uint4,group=64,scale=fp16,zero=int"}) {
+    ExpectSplitTile(
+        ShortSplitHalfTile(three_stages, 8, SpecOf(spec), layer, kSmemLimit),
+        "tile=64x64x128,warps=1x4,stages=4,mma=wgmma", 4);
+  }
+  // No zero points, or float ones: the stages the tile had.
+  for (const char* spec :
+       {kFp16, "weight=uint4,group=128,scale=fp16,zero=float"}) {
+    ExpectSplitTile(
+        ShortSplitHalfTile(three_stages, 8, SpecOf(spec), layer, kSmemLimit),
+        "tile=64x64x128,warps=1x4,stages=3,mma=wgmma", 4);
+  }
+  // At 32 tokens a three-stage tile halves as it is.
+  ExpectSplitTile(ShortSplitHalfTile(
+                      TileOf("tile=32x128x128,warps=1x8,stages=3,mma=wgmma"), 8,
+                      SpecOf("weight=uint4,group=128,scale=fp16,zero=int"),
+                      layer, kSmemLimit),
+                  "tile=32x64x128,warps=1x4,stages=3,mma=wgmma", 4);
+  // uint8: five stages with integer zero points, six without.
+  constexpr char kUint8Zero[] = "weight=uint8,group=128,scale=fp16,zero=int";
+  const GemmTileConfig five_stages =
+      TileOf("tile=64x128x64,warps=1x8,stages=5,mma=wgmma,scales=pre");
+  ExpectSplitTile(ShortSplitPrescaledHalfTile(
+                      five_stages, 8, SpecOf(kUint8Zero), layer, kSmemLimit),
+                  "tile=64x64x128,warps=1x4,stages=4,mma=wgmma,scales=pre", 4);
+  EXPECT_FALSE(ShortSplitPrescaledHalfTile(five_stages, 8, SpecOf(kUint8),
+                                           layer, kSmemLimit));
+  EXPECT_FALSE(ShortSplitPrescaledHalfTile(
+      TileOf("tile=64x128x64,warps=1x8,stages=4,mma=wgmma,scales=pre"), 8,
+      SpecOf(kUint8Zero), layer, kSmemLimit));
+  // Planned: the four-stage halves, groups of 32 pre-scaled (planner v73's
+  // clause), uint8 in 4 splits instead of 8.
+  for (const auto& [spec, text, splits] :
+       {std::tuple<const char*, const char*, int64_t>{
+            "weight=uint4,group=128,scale=fp16,zero=int",
+            "tile=64x64x128,warps=1x4,stages=4,mma=wgmma", 4},
+        {"weight=uint4,group=32,scale=fp16,zero=int",
+         "tile=64x64x128,warps=1x4,stages=4,mma=wgmma,scales=pre", 4},
+        {kUint8Zero, "tile=64x64x128,warps=1x4,stages=4,mma=wgmma,scales=pre",
+         4}}) {
+    EXPECT_EQ(Planned(spec, 4096, 4096, 3),
+              (std::pair<std::string, int64_t>{text, splits}))
+        << spec;
+  }
 }
 
 // Planner v46: 6144 x 4096 at 16 tokens (three per SM, 8 splits) and at 32
