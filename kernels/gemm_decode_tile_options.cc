@@ -316,7 +316,7 @@ bool KMajorScalesOnLongSplitsWin(const GemmTileConfig& tile, int64_t splits,
 // 4096. Groups of 64 ran 0.98x on 8192 x 8192 and 1.00-1.01x on 6144 x 4096,
 // groups of 128 1.05-1.10x on five layers (a tie on 4096 x 4096's half tile),
 // bf16 in groups of 128 1.05x: those stay deferred, as does what ran neither
-// way (bf16 in groups of 32, the half tile).
+// way (bf16 in groups of 32, the half tile in three stages).
 bool PrescaledScalesWin(const GemmTileConfig& tile, const QuantSpec& spec) {
   const bool slices_32_tokens =
       tile.block_m == 32 && device::wgmma_warpgroup_slices(

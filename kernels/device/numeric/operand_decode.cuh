@@ -162,7 +162,7 @@ struct OperandDecoder<Format, OperandPath::kPackedInt> {
   // -(1024 + z) are -1024's plus z for every uint8 z, and -(64 + z) is that
   // plus 960, exact (an fp16 integer below 320). One IMAD and one HFMA2
   // where the conversion chain (I2F, four FADDs, two F2FPs) cost seven, per
-  // row and scale period in every zero-point k-loop: those loops run 3-13%
+  // row and scale period in every zero-point k-loop: those loops run 2-13%
   // fewer instructions (decode-notes v126). bf16 keeps the conversion:
   // 128 + z is a bf16 integer only below 256, and a guard for the larger
   // zero points cost more than the conversion saves.
