@@ -93,12 +93,20 @@ std::optional<SplitTile> ShortSplitHalfTile(const GemmTileConfig& tile,
   // decode-notes v129, twice: 4096 x 4096 M = 33 / 64 fp16 groups of 128
   // 9.47-9.51 / 9.98 µs against 10.54-10.58 / 11.08-11.10, bf16 0.92x, groups
   // of 64 0.95x, of 32 0.97-0.99x deferred and 0.89x pre-scaled).
-  GemmTileConfig source = tile;
+  // Measured with uint4 and 16-bit scales, so only those; others (and a half
+  // that does not fit in four) halve as they are.
   if (tile.block_m == 64 && tile.stages == 3 &&
-      spec.zero_point == ZeroPointKind::kInteger) {
-    source.stages = 4;
+      spec.zero_point == ZeroPointKind::kInteger &&
+      IsUint4WithSixteenBitScales(spec)) {
+    GemmTileConfig four_stages = tile;
+    four_stages.stages = 4;
+    if (std::optional<SplitTile> half =
+            HalfInSplits(four_stages, /*blocks_per_sm=*/0, splits / 2, spec,
+                         shape, smem_limit)) {
+      return half;
+    }
   }
-  return HalfInSplits(source, /*blocks_per_sm=*/0, splits / 2, spec, shape,
+  return HalfInSplits(tile, /*blocks_per_sm=*/0, splits / 2, spec, shape,
                       smem_limit);
 }
 
@@ -186,7 +194,8 @@ std::optional<SplitTile> ThreePerSmHalfTile(const GemmTileConfig& tile,
 // activations. Planner v74 (sweep fo, decode-notes v129, twice): uint8 with
 // integer zero points, whose range tile fits five stages, not six, beside
 // its zero windows: 64x128x64 s5 in 8 splits 13.37-13.56 / 14.06-14.12 µs at
-// M = 33 / 64 against 10.31-10.32 / 10.90-10.93 for the half (0.76-0.78x).
+// M = 33 / 64 against 10.31-10.32 / 10.90-10.93 for the half (0.76-0.78x);
+// other scales with zero points take it as they take the six-stage rule.
 std::optional<SplitTile> ShortSplitPrescaledHalfTile(const GemmTileConfig& tile,
                                                      int64_t splits,
                                                      const QuantSpec& spec,

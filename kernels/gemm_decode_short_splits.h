@@ -31,8 +31,9 @@ std::optional<SplitTile> ShortSplitHalfTile(const GemmTileConfig& tile,
                                             int smem_limit);
 
 // Planner v51: the 8-bit pre-scaled 64-token tile (64x128x64, six stages,
-// two per SM) in an even count of >= 4 splits of <= 8 k-tiles gives way to
-// its 64-row half with 128-column k-tiles (64x64x128, four stages,
+// two per SM; since planner v74 five with integer zero points, whose windows
+// leave no room for six) in an even count of >= 4 splits of <= 8 k-tiles gives
+// way to its 64-row half with 128-column k-tiles (64x64x128, four stages,
 // pre-scaled) in half the splits, as ShortSplitHalfTile does for plain
 // tiles. Nothing where the rule does not apply or the half does not fit.
 // Any client can launch it (a plain wgmma tile).

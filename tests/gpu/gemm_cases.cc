@@ -265,6 +265,8 @@ std::vector<GemmCase> DecodeCases() {
        kDecode},
       {"weight=uint4,group=32,scale=fp16", 8192, 8192, kDecode},
       {"weight=uint4,group=32,scale=fp16,zero=int", 4096, 4096, kDecode},
+      // Planner v74: uint8 zero points' pre-scaled half tile at 64 tokens.
+      {"weight=uint8,group=128,scale=fp16,zero=int", 4096, 4096, kDecode},
       {"weight=e2m1,group=32,scale=ue8m0,act=bf16,out=bf16", 8192, 8192,
        kDecode},
       {"weight=uint4,group=128,scale=fp16", 6144, 4096, kDecode},

@@ -124,7 +124,8 @@ struct OperandDecoder<Format, OperandPath::kPackedInt> {
   struct Entry {
     u32 scale2;
     u32 offset2;       // -(magic + z)
-    u32 offset2_high;  // -(magic / 16 + z): fp16 4-bit odd registers
+    u32 offset2_high;  // -(magic / 16 + z): read by fp16 4-bit odd registers
+                       // only
   };
 
   // raw_scale: the 16-bit scale; raw_zero: the uint8 zero point (ignored

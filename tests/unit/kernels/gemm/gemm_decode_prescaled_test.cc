@@ -4,7 +4,8 @@
 // measured for the uint4 specs with 16-bit scales whose groups are 32 or 64
 // columns (planners v70-v72; not groups of 64 with bf16 activations on the
 // one-warpgroup half tile), and in groups of 32 with fp16 integer zero points
-// on the three-stage tile their plans take (planner v73); and through the
+// on the three-stage tile their plans take (planner v73) and its four-stage
+// half (v74); and through the
 // planner on the layers of issue 5, where the stub then names the pre-scaled
 // kernel.
 

@@ -192,13 +192,28 @@ TEST(GemmDecodeShortSplitsTest, ZeroPointHalvesTakeFourStages) {
         ShortSplitHalfTile(three_stages, 8, SpecOf(spec), layer, kSmemLimit),
         "tile=64x64x128,warps=1x4,stages=4,mma=wgmma", 4);
   }
-  // No zero points, or float ones: the stages the tile had.
+  // No zero points, float ones, or scales other than 16-bit (unmeasured):
+  // the stages the tile had.
   for (const char* spec :
-       {kFp16, "weight=uint4,group=128,scale=fp16,zero=float"}) {
+       {kFp16, "weight=uint4,group=128,scale=fp16,zero=float",
+        "weight=uint4,group=128,scale=fp32,zero=int"}) {
     ExpectSplitTile(
         ShortSplitHalfTile(three_stages, 8, SpecOf(spec), layer, kSmemLimit),
         "tile=64x64x128,warps=1x4,stages=3,mma=wgmma", 4);
   }
+  // The rule's edges hold with zero points: odd or long splits keep the tile.
+  EXPECT_FALSE(ShortSplitHalfTile(
+      three_stages, 6, SpecOf("weight=uint4,group=128,scale=fp16,zero=int"),
+      layer, kSmemLimit));
+  EXPECT_FALSE(ShortSplitHalfTile(
+      three_stages, 9, SpecOf("weight=uint4,group=128,scale=fp16,zero=int"),
+      {4096, 2048}, kSmemLimit));
+  // Where four stages do not fit, three (a limit between the two halves).
+  ExpectSplitTile(
+      ShortSplitHalfTile(three_stages, 8,
+                         SpecOf("weight=uint4,group=128,scale=fp16,zero=int"),
+                         layer, 80 * 1024),
+      "tile=64x64x128,warps=1x4,stages=3,mma=wgmma", 4);
   // At 32 tokens a three-stage tile halves as it is.
   ExpectSplitTile(ShortSplitHalfTile(
                       TileOf("tile=32x128x128,warps=1x8,stages=3,mma=wgmma"), 8,
