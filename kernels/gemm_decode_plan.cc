@@ -723,8 +723,8 @@ absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
       chosen.splits = sixteen_warps->splits;
     }
     // Groups of 32 on the 32-token slices and groups of 32 and 64 at 64
-    // tokens: pre-scaled operands (planners v69-v72,
-    // kernels/gemm_decode_tile_options.h).
+    // tokens (with fp16 integer zero points groups of 32): pre-scaled
+    // operands (planners v69-v74, kernels/gemm_decode_tile_options.h).
     if (PrescaledScalesWin(chosen.tile, spec)) {
       chosen.tile.prescaled_scales = true;
     }

@@ -303,8 +303,8 @@ bool KMajorScalesOnLongSplitsWin(const GemmTileConfig& tile, int64_t splits,
 // other specs the decoder may scale every pair anyway; zero points below). In
 // groups of 128, 4-bit weights lost with it at 32 and 64 tokens on five of six
 // layers (gemm_decode_plan.cc's 64-token rule). The k-major check keeps the
-// predicate to what was measured; the planner sets k-major scales after it. The
-// 32-token warpgroup k-slices in groups of 32 (planner v69, sweep ff,
+// predicate to what was measured; the planner sets k-major scales after it.
+// The 32-token warpgroup k-slices in groups of 32 (planner v69, sweep ff,
 // decode-notes v121; gemm_decode_ksplit.cc plans those slices only where the
 // grid fills a wave): pre-scaled 0.85x / 0.88x (fp16 / bf16) on 8192 x 8192
 // against 0.91-0.95x deferred.
@@ -325,27 +325,28 @@ bool PrescaledScalesWin(const GemmTileConfig& tile, const QuantSpec& spec) {
     return IsMeasuredFourBitGroupSpec(spec) && HasGroupsOf32(spec) &&
            !tile.k_major_scales;
   }
+  // The 64-token wgmma tiles of 128-column k-tiles the sweeps ran: two
+  // warpgroups or the one-warpgroup half, row-windowed scales.
+  const bool sixty_four_token_tile =
+      tile.mma == GemmMma::kWgmma && tile.block_m == 64 &&
+      tile.block_k == 128 && !tile.k_major_scales;
   const bool two_warpgroups = tile.block_n == 128 && tile.warps_n == 8;
   const bool half_tile = tile.block_n == 64 && tile.warps_n == 4;
   if (IsFp16Uint4ZeroPointGroupsOf32Spec(spec)) {
     // The half tile in four stages since planner v74 (sweep fo: 10.13-10.15
     // / 10.63-10.65 µs pre-scaled at M = 33 / 64 on 4096 x 4096 against
     // 11.30 / 11.64-11.65 deferred).
-    const bool zero_point_tile =
-        (two_warpgroups && tile.stages == 3) || (half_tile && tile.stages == 4);
-    return tile.mma == GemmMma::kWgmma && tile.block_m == 64 &&
-           tile.block_k == 128 && zero_point_tile && !tile.k_major_scales;
+    return sixty_four_token_tile && ((two_warpgroups && tile.stages == 3) ||
+                                     (half_tile && tile.stages == 4));
   }
-  const bool measured_tile = tile.mma == GemmMma::kWgmma &&
-                             tile.block_m == 64 && tile.block_k == 128 &&
-                             tile.stages == 4 && (two_warpgroups || half_tile);
   const bool measured_spec =
       IsMeasuredFourBitGroupSpec(spec) && HasGroupRulesFineScales(spec);
   const bool bf16_groups_of_64_on_half_tile =
       half_tile && !HasGroupsOf32(spec) &&
       spec.activation_type == DataType::kBf16;
-  return measured_tile && measured_spec && !bf16_groups_of_64_on_half_tile &&
-         !tile.k_major_scales;
+  return sixty_four_token_tile && tile.stages == 4 &&
+         (two_warpgroups || half_tile) && measured_spec &&
+         !bf16_groups_of_64_on_half_tile;
 }
 
 }  // namespace hummingd

@@ -54,8 +54,8 @@ bool KMajorScalesOnLongSplitsWin(const GemmTileConfig& tile, int64_t splits,
 // groups of 32 (planner v69), and the 64-token tiles in groups of 32 (v70)
 // and 64 (v71, v72); with fp16 integer zero points, groups of 32 on the
 // three-stage 64x128x128 tile (v73) and its four-stage half (v74). (8-bit
-// weights' 64-token tiles are pre-scaled when the
-// plan builds them, gemm_decode_plan.cc.) Any client can launch it.
+// weights' 64-token tiles are pre-scaled when the plan builds them,
+// gemm_decode_plan.cc.) Any client can launch it.
 bool PrescaledScalesWin(const GemmTileConfig& tile, const QuantSpec& spec);
 
 }  // namespace hummingd
