@@ -44,6 +44,10 @@ constexpr uint8_t kInfoFrameSize = 0x11;
 constexpr uint64_t kMaxRegistersPerThread = 255;
 // Far above any real frame (the local window is 512 KB per thread).
 constexpr uint64_t kMaxFrameBytes = uint64_t{1} << 20;
+// An entry function's static shared memory: a NOBITS section of this name
+// and the function's. Far above any SM's shared memory (228 KB on sm_90).
+constexpr std::string_view kSharedSectionPrefix = ".nv.shared.";
+constexpr uint64_t kMaxSharedBytes = uint64_t{1} << 20;
 
 absl::Status Corrupt(std::string_view what) {
   return absl::DataLossError(absl::StrCat("cubin: ", std::string(what)));
@@ -315,11 +319,24 @@ absl::StatusOr<CubinInfo> InspectCubin(std::string_view cubin) {
   if (info.sm == 0) return Corrupt("e_flags names no SM");
   ASSIGN_OR_RETURN(const std::vector<KernelSymbol> kernels,
                    ReadKernels(image, layout));
-  for (const KernelSymbol& kernel : kernels)
+  for (const KernelSymbol& kernel : kernels) {
     info.kernels.push_back(kernel.name);
+    info.shared_bytes[kernel.name] = 0;
+  }
   for (const Section& section : layout.sections) {
     ASSIGN_OR_RETURN(const std::string_view name,
                      TableString(layout.section_names, section.name));
+    if (name.substr(0, kSharedSectionPrefix.size()) == kSharedSectionPrefix) {
+      const auto kernel = info.shared_bytes.find(
+          std::string(name.substr(kSharedSectionPrefix.size())));
+      if (kernel == info.shared_bytes.end()) continue;
+      if (section.size > kMaxSharedBytes) {
+        return Corrupt(
+            absl::StrCat(std::string(name), " of ", section.size, " bytes"));
+      }
+      kernel->second = static_cast<int>(section.size);
+      continue;
+    }
     if (name != ".nv.compat" && name != ".nv.info") continue;
     ASSIGN_OR_RETURN(const std::string_view bytes,
                      SectionBytes(image, section));

@@ -32,6 +32,12 @@ struct CubinInfo {
   // EIATTR_FRAME_SIZE): local memory for spilled registers and local
   // arrays; 0 for a kernel that keeps everything in registers.
   std::map<std::string, int> frame_bytes;
+  // Bytes of static shared memory of each entry function: its
+  // .nv.shared.<name> section, 0 without one (cuobjdump's SHARED). Where a
+  // kernel uses the block's driver-reserved shared memory (sm_90 kernels
+  // with mbarriers or wgmma), ptxas lays that 1 KB out at the section's
+  // start and it is counted here.
+  std::map<std::string, int> shared_bytes;
 
   // "sm_90a", the spelling GpuTarget::ArchName() uses.
   std::string ArchName() const;

@@ -136,8 +136,12 @@ int Sm90ResidentBlocks(int threads, int registers_per_thread,
   constexpr int kBlocks = 32;
   const int allocated = (registers_per_thread + 7) / 8 * 8;
   const int by_registers = kRegisters / std::max(1, allocated * threads);
-  const int by_shared = kSm90SharedBytesPerSm /
-                        (dynamic_shared_bytes + kSm90ReservedSharedPerBlock);
+  const int block_bytes = dynamic_shared_bytes + kGemmStaticSharedBytes +
+                          kSm90ReservedSharedPerBlock;
+  const int allocated_bytes = (block_bytes + kSm90SharedAllocationUnit - 1) /
+                              kSm90SharedAllocationUnit *
+                              kSm90SharedAllocationUnit;
+  const int by_shared = kSm90SharedBytesPerSm / allocated_bytes;
   const int by_threads = kThreads / std::max(1, threads);
   return std::min({by_registers, by_shared, by_threads, kBlocks});
 }

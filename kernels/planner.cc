@@ -175,9 +175,10 @@ absl::Status CheckGemmRequest(const KernelRequest& request) {
 }  // namespace
 
 int GemmSharedMemoryLimit(const GpuTarget& gpu) {
-  return gpu.max_shared_memory_per_block_optin > 0
-             ? gpu.max_shared_memory_per_block_optin
-             : DefaultSharedOptin(gpu);
+  const int optin = gpu.max_shared_memory_per_block_optin > 0
+                        ? gpu.max_shared_memory_per_block_optin
+                        : DefaultSharedOptin(gpu);
+  return optin - kGemmStaticSharedBytes;
 }
 
 namespace {

@@ -12,10 +12,12 @@
 namespace hummingd {
 
 // Bumped whenever planning logic changes what it emits; part of the plan key.
-inline constexpr int kPlannerVersion = 74;
+inline constexpr int kPlannerVersion = 75;
 
-// The dynamic shared memory a block may opt into on `gpu`: the target's
-// own figure, else the arch's (what the planner fits tiles into).
+// The dynamic shared memory a GEMM block may opt into on `gpu` (what the
+// planner fits tiles into): the target's own figure, else the arch's, less
+// the kernels' static bytes (kGemmStaticSharedBytes), which the opt-in
+// limit counts too.
 int GemmSharedMemoryLimit(const GpuTarget& gpu);
 
 // Canonical text of exactly the GPU fields the planner reads for this family

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -129,6 +130,35 @@ extern "C" __global__ void no_frame(const float* in, float* out) {
   ASSERT_EQ(info->frame_bytes.count("no_frame"), 1u);
   EXPECT_GE(info->frame_bytes.at("local_array"), 64 * 4);
   EXPECT_EQ(info->frame_bytes.at("no_frame"), 0);
+}
+
+// Static shared memory is the entry's .nv.shared.<name> section: a kernel
+// without __shared__ variables has none and records 0. On sm_90 the section
+// of a kernel with any starts with the block's 1 KB driver reservation, so
+// that its variables' addresses lie past it (the residency check of
+// GemmCompileTest relies on both).
+TEST(CubinInfoTest, SharedBytesFollowTheKernel) {
+  constexpr char kSource[] = R"(
+extern "C" __global__ void staged(const float* in, float* out) {
+  __shared__ float s_values[300];
+  for (int i = threadIdx.x; i < 300; i += blockDim.x) s_values[i] = in[i];
+  __syncthreads();
+  out[threadIdx.x] = s_values[(threadIdx.x * 7) % 300];
+}
+extern "C" __global__ void no_shared(const float* in, float* out) {
+  out[threadIdx.x] = in[threadIdx.x] * 2.0f;
+}
+)";
+  for (const auto& [arch, reserved] :
+       {std::pair<const char*, int>{"sm_80", 0}, {"sm_90a", 1024}}) {
+    absl::StatusOr<CubinInfo> info =
+        InspectCubin(CompileSource(kSource, "staged", arch));
+    ASSERT_TRUE(info.ok()) << arch << ": " << info.status();
+    ASSERT_EQ(info->shared_bytes.count("staged"), 1u) << arch;
+    ASSERT_EQ(info->shared_bytes.count("no_shared"), 1u) << arch;
+    EXPECT_EQ(info->shared_bytes.at("staged"), reserved + 300 * 4) << arch;
+    EXPECT_EQ(info->shared_bytes.at("no_shared"), 0) << arch;
+  }
 }
 
 TEST(CubinInfoTest, EveryTruncationIsDataLoss) {

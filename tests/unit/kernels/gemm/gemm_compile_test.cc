@@ -86,6 +86,26 @@ absl::Status CheckCompiled(const Job& job, const KernelSource& source,
   if (!CubinRunsOn(*info, job.request.gpu)) {
     return absl::InternalError("cubin does not run on its own arch");
   }
+  // Every budget of the planner leaves the kernels' static shared memory
+  // out (kGemmStaticSharedBytes): a kernel with more would run fewer blocks
+  // per SM than planned, or fail to launch at the opt-in limit. On sm_90 a
+  // section with any static bytes starts with the driver's 1 KB reservation
+  // (CubinInfoTest.SharedBytesFollowTheKernel), which the budgets count
+  // apart.
+  const auto shared = info->shared_bytes.find(source.entry);
+  if (shared == info->shared_bytes.end()) {
+    return absl::InternalError("cubin records no shared memory for " +
+                               source.entry);
+  }
+  const int reserved_in_section =
+      info->sm >= 90 && shared->second > 0 ? kSm90ReservedSharedPerBlock : 0;
+  if (shared->second - reserved_in_section > kGemmStaticSharedBytes) {
+    return absl::InternalError(absl::StrCat(
+        job.config.text, " has ", shared->second - reserved_in_section,
+        " bytes of static shared memory, more than the planner's budgets "
+        "leave (kGemmStaticSharedBytes = ",
+        kGemmStaticSharedBytes, ")"));
+  }
   // A Hopper decode kernel runs exactly the plan's blocks per SM (the
   // split-K choice assumes it): its registers must allow that many (the
   // stub's launch bounds did their job), and its launch must not fit more
