@@ -694,17 +694,20 @@ TEST(GemmDecodePlanTest, Sm90ResidencyCountsRegistersSharedMemoryAndThreads) {
   EXPECT_EQ(Sm90ResidentBlocks(1024, 1, 0), 2);     // by threads
   EXPECT_EQ(Sm90ResidentBlocks(32, 1, 0), 32);      // by the block limit
   EXPECT_EQ(Sm90ResidentBlocks(128, 255, 0), 2);    // 256 allocated
-  // Shared memory as the driver allocates it: the kernels' 16 static bytes
+  // Shared memory as the driver allocates it: the kernels' static bytes
   // and the 1 KB reservation beside the dynamic bytes, in 128-byte units.
-  // The zero-point tiles of v128 sat at 115,712 dynamic bytes, "two per SM"
-  // without the static bytes, and ran one per SM.
-  EXPECT_EQ(Sm90ResidentBlocks(256, 1, 115696), 2);
-  EXPECT_EQ(Sm90ResidentBlocks(256, 1, 115697), 1);
-  EXPECT_EQ(Sm90ResidentBlocks(256, 1, 115712), 1);
+  // Two blocks: 116,736 bytes each. The zero-point tiles of v128 sat at
+  // 115,712 dynamic bytes, and with 16 static bytes ran one per SM.
+  const int two_blocks = 116736 - 1024 - kGemmStaticSharedBytes;
+  EXPECT_EQ(Sm90ResidentBlocks(256, 1, two_blocks), 2);
+  EXPECT_EQ(Sm90ResidentBlocks(256, 1, two_blocks + 1), 1);
+  EXPECT_EQ(Sm90ResidentBlocks(256, 1, 115712),
+            kGemmStaticSharedBytes > 0 ? 1 : 2);
   // Five blocks: 46,694 bytes each, of which 46,592 in whole units.
-  EXPECT_EQ(Sm90ResidentBlocks(128, 1, 46592 - 1024 - 16), 5);
-  EXPECT_EQ(Sm90ResidentBlocks(128, 1, 46592 - 1024 - 15), 4);
-  EXPECT_EQ(Sm90SharedBytesForAtLeast(5), 46592 - 1024 - 16);
+  const int five_blocks = 46592 - 1024 - kGemmStaticSharedBytes;
+  EXPECT_EQ(Sm90SharedBytesForAtLeast(5), five_blocks);
+  EXPECT_EQ(Sm90ResidentBlocks(128, 1, five_blocks), 5);
+  EXPECT_EQ(Sm90ResidentBlocks(128, 1, five_blocks + 1), 4);
   for (int blocks = 1; blocks <= 4; ++blocks) {
     SCOPED_TRACE(blocks);
     const int bytes = Sm90SharedBytesForAtMost(blocks);
