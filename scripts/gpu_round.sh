@@ -4,7 +4,7 @@
 # ./.device-carry), runs the GPU test binary with its JSON report, and prints
 # the pass/fail counts and the launch-cost table. Results go to $OUT (or
 # ./gpu-round-out): gpu.txt, gpu_test.json, gpu_test.log, launch_cost.{md,json},
-# summary.txt. GPU_TEST_FILTER (a gtest filter, e.g. 'Decode/*/108') runs
+# residency.md, summary.txt. GPU_TEST_FILTER (a gtest filter, e.g. 'Decode/*/108') runs
 # only those tests, with the same library setup, and skips the daemon half.
 #
 #   [GPU_TEST_FILTER=...] scripts/gpu_round.sh [CARRY]
@@ -67,6 +67,8 @@ echo "== summary (exit $rc)"
 cat "$out/summary.txt"
 echo "== launch cost (host side, no sync)"
 cat "$out/launch_cost.md" 2>/dev/null || echo "(no launch_cost.md: the test did not run)"
+echo "== residency: the planner's model against the driver (first rows; all in residency.md)"
+head -12 "$out/residency.md" 2>/dev/null || echo "(no residency.md: the test did not run)"
 
 # The daemon half: two worker processes against one hummingd resolve the same
 # kernels, the daemon compiles each once, and a restarted worker compiles
