@@ -48,6 +48,9 @@ constexpr uint64_t kMaxFrameBytes = uint64_t{1} << 20;
 // and the function's. Far above any SM's shared memory (228 KB on sm_90).
 constexpr std::string_view kSharedSectionPrefix = ".nv.shared.";
 constexpr uint64_t kMaxSharedBytes = uint64_t{1} << 20;
+// On sm_90 a non-empty .nv.shared.<entry> starts with the block's
+// driver-reserved shared memory.
+constexpr int kReservedSharedBytesInSection = 1024;
 
 absl::Status Corrupt(std::string_view what) {
   return absl::DataLossError(absl::StrCat("cubin: ", std::string(what)));
@@ -330,11 +333,13 @@ absl::StatusOr<CubinInfo> InspectCubin(std::string_view cubin) {
       const auto kernel = info.shared_bytes.find(
           std::string(name.substr(kSharedSectionPrefix.size())));
       if (kernel == info.shared_bytes.end()) continue;
+      // Informational, as the .nv.info records: an absurd size is left out
+      // (and so reads as no record), never a reason to refuse the cubin.
       if (section.size > kMaxSharedBytes) {
-        return Corrupt(
-            absl::StrCat(std::string(name), " of ", section.size, " bytes"));
+        info.shared_bytes.erase(kernel);
+      } else {
+        kernel->second = static_cast<int>(section.size);
       }
-      kernel->second = static_cast<int>(section.size);
       continue;
     }
     if (name != ".nv.compat" && name != ".nv.info") continue;
@@ -350,6 +355,23 @@ absl::StatusOr<CubinInfo> InspectCubin(std::string_view cubin) {
     }
   }
   return info;
+}
+
+absl::StatusOr<int> KernelStaticSharedBytes(const CubinInfo& info,
+                                            const std::string& entry) {
+  const auto shared = info.shared_bytes.find(entry);
+  if (shared == info.shared_bytes.end()) {
+    return absl::NotFoundError(
+        absl::StrCat("cubin: no shared-memory record for ", entry));
+  }
+  if (info.sm < 90 || shared->second == 0) return shared->second;
+  if (shared->second < kReservedSharedBytesInSection) {
+    return Corrupt(absl::StrCat(".nv.shared.", entry, " of ", shared->second,
+                                " bytes is smaller than the block's ",
+                                kReservedSharedBytesInSection,
+                                "-byte reservation it starts with"));
+  }
+  return shared->second - kReservedSharedBytesInSection;
 }
 
 bool CubinRunsOn(const CubinInfo& cubin, const GpuTarget& device) {

@@ -33,10 +33,10 @@ struct CubinInfo {
   // arrays; 0 for a kernel that keeps everything in registers.
   std::map<std::string, int> frame_bytes;
   // Bytes of static shared memory of each entry function: its
-  // .nv.shared.<name> section, 0 without one (cuobjdump's SHARED). Where a
-  // kernel uses the block's driver-reserved shared memory (sm_90 kernels
-  // with mbarriers or wgmma), ptxas lays that 1 KB out at the section's
-  // start and it is counted here.
+  // .nv.shared.<name> section, 0 without one (cuobjdump's SHARED). On sm_90
+  // a non-empty section starts with the 1 KB the driver reserves per block,
+  // so that the kernel's variables lie past it, and counts it
+  // (KernelStaticSharedBytes leaves it out).
   std::map<std::string, int> shared_bytes;
 
   // "sm_90a", the spelling GpuTarget::ArchName() uses.
@@ -47,6 +47,14 @@ struct CubinInfo {
 // (truncated, wrong magic or machine, section table out of bounds, ...): a
 // cubin that fails here is corrupt, whatever its origin.
 absl::StatusOr<CubinInfo> InspectCubin(std::string_view cubin);
+
+// The static shared memory `entry` takes per block besides its dynamic
+// bytes and the driver's 1 KB reservation: its section less the
+// reservation on sm_90 and later (CUDA 13 on sm_90a lays it out there; an
+// sm_90 section smaller than it is DATA_LOSS), the whole section elsewhere.
+// NOT_FOUND for an entry the cubin lacks.
+absl::StatusOr<int> KernelStaticSharedBytes(const CubinInfo& info,
+                                            const std::string& entry);
 
 // Whether SASS for `cubin` runs on a device of compute capability
 // `device.sm`: same major version and a minor version no newer than the

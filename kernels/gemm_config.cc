@@ -130,14 +130,14 @@ int WgmmaBlocksPerSm(const GemmTileConfig& tile) {
 }
 
 int Sm90ResidentBlocks(int threads, int registers_per_thread,
-                       int dynamic_shared_bytes) {
+                       int dynamic_shared_bytes, int static_shared_bytes) {
   constexpr int kRegisters = 64 * 1024;
   constexpr int kThreads = 2048;
   constexpr int kBlocks = 32;
   const int allocated = (registers_per_thread + 7) / 8 * 8;
   const int by_registers = kRegisters / std::max(1, allocated * threads);
-  const int block_bytes = dynamic_shared_bytes + kGemmStaticSharedBytes +
-                          kSm90ReservedSharedPerBlock;
+  const int block_bytes =
+      dynamic_shared_bytes + static_shared_bytes + kSm90ReservedSharedPerBlock;
   const int allocated_bytes = (block_bytes + kSm90SharedAllocationUnit - 1) /
                               kSm90SharedAllocationUnit *
                               kSm90SharedAllocationUnit;

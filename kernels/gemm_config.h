@@ -119,43 +119,53 @@ int WgmmaBlocksPerSm(const GemmTileConfig& tile);
 // planner's 128-row tiles and the prefill planner's 128- and 256-token ones.
 GemmTileConfig WgmmaTwoWarpgroupTile(int tokens, int block_k, int stages);
 
-// Blocks that fit on one sm_90 SM at once, counted as the driver does
-// (cuda_occupancy.h): 64 Ki registers allocated per warp in units of 256 (8
-// per thread); 228 KB of shared memory, each block taking its dynamic bytes,
-// the GEMM kernels' static bytes and the 1 KB the driver reserves per block,
-// rounded up to 128 bytes; 2048 threads; 32 blocks. A decode kernel that
-// fits more blocks than WgmmaBlocksPerSm plans packs its one-wave grid onto
-// fewer SMs (bench/decode-notes.md v40).
-int Sm90ResidentBlocks(int threads, int registers_per_thread,
-                       int dynamic_shared_bytes);
-
 // sm_90 shared memory: 228 KB per SM, 1 KB of it reserved per block, and
 // allocated per block in units of 128 bytes.
 inline constexpr int kSm90SharedBytesPerSm = 228 * 1024;
 inline constexpr int kSm90ReservedSharedPerBlock = 1024;
 inline constexpr int kSm90SharedAllocationUnit = 128;
 
-// The GEMM kernels' static shared memory besides the driver's reservation:
-// the split-K epilogue's last-block flag (device/epilogue/gemm_epilogue.cuh),
-// 4 bytes in a 16-byte-aligned section. A block takes it on top of its
-// dynamic bytes, so every budget below leaves it out: without it, tiles
-// sized to two blocks per SM "to the byte" ran one per SM, 1.1-1.4x slower
-// (decode-notes v128). GemmCompileTest checks it against every kernel's
-// cubin.
+// The most static shared memory a GEMM kernel has besides the driver's
+// reservation: the split-K epilogue's last-block flag
+// (device/epilogue/gemm_epilogue.cuh), 4 bytes in a 16-byte-aligned section;
+// k-split warp tiles (ksplit=S), which run unsplit, have none. A block takes
+// it on top of its dynamic bytes, so the fitting budgets below leave it out:
+// without it, tiles sized to two blocks per SM "to the byte" ran one per SM,
+// 1.1-1.4x slower (decode-notes v128). GemmCompileTest checks every kernel's
+// cubin against it.
 inline constexpr int kGemmStaticSharedBytes = 16;
 
-// The most dynamic shared memory per block at which `blocks` blocks still
-// fit on an sm_90 SM.
-constexpr int Sm90SharedBytesForAtLeast(int blocks) {
+// Blocks that fit on one sm_90 SM at once, counted as the driver does
+// (cuda_occupancy.h): 64 Ki registers allocated per warp in units of 256 (8
+// per thread); 228 KB of shared memory, each block taking its dynamic bytes,
+// its kernel's static bytes (by default the most a GEMM kernel has,
+// kGemmStaticSharedBytes above) and the 1 KB the driver reserves per block,
+// rounded up to 128 bytes; 2048 threads; 32 blocks. A decode kernel that
+// fits more blocks than WgmmaBlocksPerSm plans packs its one-wave grid onto
+// fewer SMs (bench/decode-notes.md v40).
+int Sm90ResidentBlocks(int threads, int registers_per_thread,
+                       int dynamic_shared_bytes,
+                       int static_shared_bytes = kGemmStaticSharedBytes);
+
+// Shared memory per block, reservation and static bytes included, at which
+// `blocks` blocks fit on an sm_90 SM: whole allocation units.
+constexpr int Sm90BlockSharedBytes(int blocks) {
   const int per_block = kSm90SharedBytesPerSm / blocks;
-  return per_block - per_block % kSm90SharedAllocationUnit -
-         kSm90ReservedSharedPerBlock - kGemmStaticSharedBytes;
+  return per_block - per_block % kSm90SharedAllocationUnit;
+}
+
+// The most dynamic shared memory per block at which `blocks` blocks still
+// fit on an sm_90 SM, whatever the GEMM kernel's static bytes.
+constexpr int Sm90SharedBytesForAtLeast(int blocks) {
+  return Sm90BlockSharedBytes(blocks) - kSm90ReservedSharedPerBlock -
+         kGemmStaticSharedBytes;
 }
 
 // The least dynamic shared memory per block at which no more than `blocks`
-// blocks fit on an sm_90 SM.
+// (< 32, the block limit) fit on an sm_90 SM, whatever the GEMM kernel's
+// static bytes: a kernel without any must not fit one more either.
 constexpr int Sm90SharedBytesForAtMost(int blocks) {
-  return Sm90SharedBytesForAtLeast(blocks + 1) + 1;
+  return Sm90BlockSharedBytes(blocks + 1) - kSm90ReservedSharedPerBlock + 1;
 }
 
 // Whether each k-split warp's slice of `tile` (BK / ksplit columns) holds

@@ -149,11 +149,13 @@ HUMMINGD_HD constexpr int wgmma_chunk_bytes(int lead, int block_n,
 // (chunk_bytes each: the block's scale windows, then its zero-point
 // windows), one 8-byte mbarrier per stage (the weights' bulk copies
 // complete on it), and the slack that aligns the first stage to 1024
-// bytes. The mbarriers are reserved on every tile, bulk or not: the
-// planner's budgets (Sm90SharedBytesForAtLeast) do not count the kernel's
-// static shared memory (the split-K epilogue's 16 bytes), and without
-// those 24-64 bytes the zero-point tiles that then fit two per SM "to the
-// byte" ran one per SM, 1.1-1.4x slower (decode-notes v128).
+// bytes. The mbarriers are reserved on every tile, bulk or not: without
+// those 24-64 bytes the zero-point tiles fit two per SM "to the byte" of
+// the dynamic shared memory, and beside the split-K epilogue's 16 static
+// bytes ran one per SM, 1.1-1.4x slower (decode-notes v128). The budgets
+// count those bytes since planner v75 (kernels/gemm_config.h,
+// kGemmStaticSharedBytes); the branch gpu-zero-fit removes both
+// (decode-notes v130).
 HUMMINGD_HD constexpr int wgmma_shared_bytes(int stages, int stage_bytes,
                                              int chunk_bytes) {
   return stages * stage_bytes + 2 * chunk_bytes + stages * 8 +

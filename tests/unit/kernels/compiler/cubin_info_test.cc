@@ -158,7 +158,23 @@ extern "C" __global__ void no_shared(const float* in, float* out) {
     ASSERT_EQ(info->shared_bytes.count("no_shared"), 1u) << arch;
     EXPECT_EQ(info->shared_bytes.at("staged"), reserved + 300 * 4) << arch;
     EXPECT_EQ(info->shared_bytes.at("no_shared"), 0) << arch;
+    // What a block takes beyond its dynamic bytes and the reservation.
+    EXPECT_EQ(KernelStaticSharedBytes(*info, "staged").value_or(-1), 300 * 4)
+        << arch;
+    EXPECT_EQ(KernelStaticSharedBytes(*info, "no_shared").value_or(-1), 0)
+        << arch;
+    EXPECT_EQ(KernelStaticSharedBytes(*info, "absent").status().code(),
+              absl::StatusCode::kNotFound)
+        << arch;
   }
+  // An sm_90 section too small to hold the reservation it starts with.
+  CubinInfo odd;
+  odd.sm = 90;
+  odd.shared_bytes["k"] = 512;
+  EXPECT_EQ(KernelStaticSharedBytes(odd, "k").status().code(),
+            absl::StatusCode::kDataLoss);
+  odd.sm = 86;
+  EXPECT_EQ(KernelStaticSharedBytes(odd, "k").value_or(-1), 512);
 }
 
 TEST(CubinInfoTest, EveryTruncationIsDataLoss) {

@@ -86,22 +86,15 @@ absl::Status CheckCompiled(const Job& job, const KernelSource& source,
   if (!CubinRunsOn(*info, job.request.gpu)) {
     return absl::InternalError("cubin does not run on its own arch");
   }
-  // Every budget of the planner leaves the kernels' static shared memory
-  // out (kGemmStaticSharedBytes): a kernel with more would run fewer blocks
-  // per SM than planned, or fail to launch at the opt-in limit. On sm_90 a
-  // section with any static bytes starts with the driver's 1 KB reservation
-  // (CubinInfoTest.SharedBytesFollowTheKernel), which the budgets count
-  // apart.
-  const auto shared = info->shared_bytes.find(source.entry);
-  if (shared == info->shared_bytes.end()) {
-    return absl::InternalError("cubin records no shared memory for " +
-                               source.entry);
-  }
-  const int reserved_in_section =
-      info->sm >= 90 && shared->second > 0 ? kSm90ReservedSharedPerBlock : 0;
-  if (shared->second - reserved_in_section > kGemmStaticSharedBytes) {
+  // Every fitting budget of the planner leaves the kernels' static shared
+  // memory out (kGemmStaticSharedBytes): a kernel with more would run fewer
+  // blocks per SM than planned, or fail to launch at the opt-in limit.
+  absl::StatusOr<int> static_bytes =
+      KernelStaticSharedBytes(*info, source.entry);
+  if (!static_bytes.ok()) return static_bytes.status();
+  if (*static_bytes > kGemmStaticSharedBytes) {
     return absl::InternalError(absl::StrCat(
-        job.config.text, " has ", shared->second - reserved_in_section,
+        job.config.text, " has ", *static_bytes,
         " bytes of static shared memory, more than the planner's budgets "
         "leave (kGemmStaticSharedBytes = ",
         kGemmStaticSharedBytes, ")"));
@@ -138,8 +131,9 @@ absl::Status CheckCompiled(const Job& job, const KernelSource& source,
           job.config.text, " needs ", registers->second,
           " registers, more than ", planned, " blocks per SM allow"));
     }
-    const int resident = Sm90ResidentBlocks(tile->Threads(), registers->second,
-                                            job.config.dynamic_shared_memory);
+    const int resident =
+        Sm90ResidentBlocks(tile->Threads(), registers->second,
+                           job.config.dynamic_shared_memory, *static_bytes);
     if (resident > planned) {
       return absl::InternalError(absl::StrCat(
           job.config.text, " fits ", resident, " blocks per SM (",

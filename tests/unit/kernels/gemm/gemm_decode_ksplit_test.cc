@@ -270,10 +270,14 @@ TEST(GemmDecodeKSplitTest, KSplitWarpsFillTheMachineUnsplit) {
       } else {
         EXPECT_GT(entry.launch.grid_y, (per_sm - 1) * 132);
       }
-      EXPECT_LE(per_sm * (entry.launch.dynamic_shared_memory + 1024),
-                228 * 1024);
-      EXPECT_GT((per_sm + 1) * (entry.launch.dynamic_shared_memory + 1024),
-                228 * 1024);
+      // By shared memory exactly per_sm, whatever the kernel's static bytes
+      // (k-split tiles have none).
+      EXPECT_EQ(Sm90ResidentBlocks(tile->Threads(), 1,
+                                   entry.launch.dynamic_shared_memory),
+                per_sm);
+      EXPECT_EQ(Sm90ResidentBlocks(tile->Threads(), 1,
+                                   entry.launch.dynamic_shared_memory, 0),
+                per_sm);
       absl::StatusOr<KernelSource> stub = GenerateStub(request, entry.config);
       ASSERT_TRUE(stub.ok()) << stub.status();
       // The k-split count is the tile's ninth argument; the blocks per SM,
@@ -433,8 +437,12 @@ void ExpectOneSliceBlockPerSm(const KernelRequest& request,
   EXPECT_TRUE(device::wgmma_warpgroup_slices(tile->block_m, tile->block_n,
                                              tile->warp_split_k));
   EXPECT_EQ(WgmmaBlocksPerSm(*tile), 1);
-  EXPECT_LE(entry.launch.dynamic_shared_memory + 1024, 228 * 1024);
-  EXPECT_GT(2 * (entry.launch.dynamic_shared_memory + 1024), 228 * 1024);
+  EXPECT_EQ(Sm90ResidentBlocks(tile->Threads(), 1,
+                               entry.launch.dynamic_shared_memory),
+            1);
+  EXPECT_EQ(Sm90ResidentBlocks(tile->Threads(), 1,
+                               entry.launch.dynamic_shared_memory, 0),
+            1);
   absl::StatusOr<KernelSource> stub = GenerateStub(request, entry.config);
   ASSERT_TRUE(stub.ok()) << stub.status();
   EXPECT_NE(stub->source.find(stub_tile), std::string::npos) << stub->source;

@@ -708,11 +708,25 @@ TEST(GemmDecodePlanTest, Sm90ResidencyCountsRegistersSharedMemoryAndThreads) {
   EXPECT_EQ(Sm90SharedBytesForAtLeast(5), five_blocks);
   EXPECT_EQ(Sm90ResidentBlocks(128, 1, five_blocks), 5);
   EXPECT_EQ(Sm90ResidentBlocks(128, 1, five_blocks + 1), 4);
+  // A kernel's own static bytes: k-split warp tiles, which run unsplit,
+  // have none.
+  EXPECT_EQ(Sm90ResidentBlocks(256, 1, two_blocks + kGemmStaticSharedBytes,
+                               /*static_shared_bytes=*/0),
+            2);
   for (int blocks = 1; blocks <= 4; ++blocks) {
     SCOPED_TRACE(blocks);
-    const int bytes = Sm90SharedBytesForAtMost(blocks);
-    EXPECT_EQ(Sm90ResidentBlocks(256, 1, bytes), blocks);
-    EXPECT_EQ(Sm90ResidentBlocks(256, 1, bytes - 1), blocks + 1);
+    // The fitting budget holds whatever the kernel's static bytes.
+    const int fits = Sm90SharedBytesForAtLeast(blocks);
+    EXPECT_EQ(Sm90ResidentBlocks(256, 1, fits), blocks);
+    EXPECT_EQ(Sm90ResidentBlocks(256, 1, fits, 0), blocks);
+    EXPECT_EQ(Sm90ResidentBlocks(256, 1, fits + 1), blocks - 1);
+    // The padding request keeps out one more block, also in a kernel
+    // without static bytes, which one byte less would let in.
+    const int pads = Sm90SharedBytesForAtMost(blocks);
+    EXPECT_EQ(Sm90ResidentBlocks(256, 1, pads), blocks);
+    EXPECT_EQ(Sm90ResidentBlocks(256, 1, pads, 0), blocks);
+    EXPECT_EQ(Sm90ResidentBlocks(256, 1, pads - 1, 0), blocks + 1);
+    EXPECT_LT(pads, Sm90SharedBytesForAtLeast(blocks));
   }
 }
 

@@ -41,8 +41,9 @@ TEST(GemmDecodePlanTest, FourBlocksPerSmTilesFitFourAndTheStubSaysSo) {
     absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(entry.config.text);
     ASSERT_TRUE(tile.ok()) << tile.status();
     EXPECT_EQ(WgmmaBlocksPerSm(*tile), 4);
-    // 228 KB per SM, 1 KB of it reserved per block.
-    EXPECT_LE(4 * (entry.launch.dynamic_shared_memory + 1024), 228 * 1024);
+    EXPECT_GE(Sm90ResidentBlocks(tile->Threads(), 1,
+                                 entry.launch.dynamic_shared_memory),
+              4);
     // More than two blocks per SM's worth, each split short.
     EXPECT_GT(entry.launch.grid_y * entry.launch.grid_z, 2 * 132);
     EXPECT_LE(k / tile->block_k, 8 * entry.launch.grid_z);
@@ -244,8 +245,9 @@ TEST(GemmDecodePlanTest, ThreeBlocksPerSmTilesFitThreeAndTheStubSaysSo) {
           ParseGemmTileText(entry.config.text);
       ASSERT_TRUE(tile.ok()) << tile.status();
       EXPECT_EQ(WgmmaBlocksPerSm(*tile), 3);
-      // 228 KB per SM, 1 KB of it reserved per block.
-      EXPECT_LE(3 * (entry.launch.dynamic_shared_memory + 1024), 228 * 1024);
+      EXPECT_GE(Sm90ResidentBlocks(tile->Threads(), 1,
+                                   entry.launch.dynamic_shared_memory),
+                3);
       EXPECT_GT(entry.launch.grid_y * entry.launch.grid_z, 2 * 132);
       EXPECT_LE(layer.k / tile->block_k, 12 * entry.launch.grid_z);
       absl::StatusOr<KernelSource> stub = GenerateStub(request, entry.config);
@@ -334,9 +336,9 @@ TEST(GemmDecodePlanTest, K256TilesOnSmallLayersFitOneWave) {
     absl::StatusOr<GemmTileConfig> tile = ParseGemmTileText(entry.config.text);
     ASSERT_TRUE(tile.ok()) << tile.status();
     EXPECT_EQ(WgmmaBlocksPerSm(*tile), c.blocks_per_sm);
-    // 228 KB per SM, 1 KB of it reserved per block.
-    EXPECT_LE(c.blocks_per_sm * (entry.launch.dynamic_shared_memory + 1024),
-              228 * 1024);
+    EXPECT_GE(Sm90ResidentBlocks(tile->Threads(), 1,
+                                 entry.launch.dynamic_shared_memory),
+              c.blocks_per_sm);
     absl::StatusOr<KernelSource> stub = GenerateStub(request, entry.config);
     ASSERT_TRUE(stub.ok()) << stub.status();
     EXPECT_NE(stub->source.find(absl::StrCat("__launch_bounds__(256, ",
