@@ -46,18 +46,43 @@ std::vector<std::string> ResidencySpecs() {
   return specs;
 }
 
-// The CUfunction behind an artifact: a context-independent one holds a
-// CUkernel, which the launch and occupancy calls take as it is but the
-// function attribute calls do not.
-absl::StatusOr<CUfunction> FunctionOf(const CudaDriverApi& api,
-                                      const LoadedArtifact& artifact) {
-  if (!artifact.context_independent) return artifact.function;
+// What the model and the driver are asked about one loaded kernel.
+struct KernelFacts {
+  // A context-independent artifact holds a CUkernel, which the launch and
+  // occupancy calls take as it is but the function attribute calls do not.
   CUfunction function = nullptr;
+  int registers = 0;
+  int static_bytes = 0;  // the cubin's, beyond the reservation
+  // The driver's CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, recorded beside the
+  // cubin's figure: whether it counts the reservation the sm_90 section
+  // starts with.
+  int driver_static_bytes = 0;
+};
+
+absl::StatusOr<KernelFacts> FactsOf(const CudaDriverApi& api,
+                                    const LoadedArtifact& artifact) {
+  KernelFacts facts;
+  facts.function = artifact.function;
+  if (artifact.context_independent) {
+    RETURN_IF_ERROR(CudaCheck(
+        api.cuKernelGetFunction(&facts.function,
+                                reinterpret_cast<CUkernel>(artifact.function)),
+        "cuKernelGetFunction"));
+  }
+  const auto registers = artifact.info.registers.find(artifact.entry);
+  if (registers == artifact.info.registers.end()) {
+    return absl::NotFoundError("cubin records no register count for " +
+                               artifact.entry);
+  }
+  facts.registers = registers->second;
+  ASSIGN_OR_RETURN(facts.static_bytes,
+                   KernelStaticSharedBytes(artifact.info, artifact.entry));
   RETURN_IF_ERROR(
-      CudaCheck(api.cuKernelGetFunction(
-                    &function, reinterpret_cast<CUkernel>(artifact.function)),
-                "cuKernelGetFunction"));
-  return function;
+      CudaCheck(api.cuFuncGetAttribute(&facts.driver_static_bytes,
+                                       CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+                                       facts.function),
+                "cuFuncGetAttribute(shared size)"));
+  return facts;
 }
 
 absl::StatusOr<int> DriverResidentBlocks(const CudaDriverApi& api,
@@ -103,42 +128,28 @@ TEST(ResidencyTest, ModelMatchesTheDriverForEveryPlannedDecodeKernel) {
         const std::string label =
             absl::StrCat(spec, " ", n, "x", k, " M ", kernel.m_min, "-",
                          kernel.m_max, " ", kernel.dynamic_shared_memory);
-        const auto registers = artifact.info.registers.find(artifact.entry);
-        ASSERT_NE(registers, artifact.info.registers.end()) << label;
-        absl::StatusOr<int> static_bytes =
-            KernelStaticSharedBytes(artifact.info, artifact.entry);
-        ASSERT_TRUE(static_bytes.ok())
-            << label << ": " << static_bytes.status();
-        absl::StatusOr<CUfunction> function = FunctionOf(api, artifact);
-        ASSERT_TRUE(function.ok()) << label << ": " << function.status();
-        // The driver's own figure, recorded beside the cubin's: whether it
-        // counts the reservation the sm_90 section starts with.
-        int driver_static_bytes = -1;
-        const absl::Status attribute =
-            CudaCheck(api.cuFuncGetAttribute(
-                          &driver_static_bytes,
-                          CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, *function),
-                      "cuFuncGetAttribute(shared size)");
-        EXPECT_TRUE(attribute.ok()) << label << ": " << attribute;
+        absl::StatusOr<KernelFacts> facts = FactsOf(api, artifact);
+        ASSERT_TRUE(facts.ok()) << label << ": " << facts.status();
         const int threads = static_cast<int>(kernel.block_x);
         const int dynamic_bytes =
             static_cast<int>(kernel.dynamic_shared_memory);
-        const int model = Sm90ResidentBlocks(threads, registers->second,
-                                             dynamic_bytes, *static_bytes);
+        const int model = Sm90ResidentBlocks(
+            threads, facts->registers, dynamic_bytes, facts->static_bytes);
         absl::StatusOr<int> driver =
-            DriverResidentBlocks(api, *function, threads, dynamic_bytes);
+            DriverResidentBlocks(api, facts->function, threads, dynamic_bytes);
         ASSERT_TRUE(driver.ok()) << label << ": " << driver.status();
         EXPECT_EQ(model, *driver)
-            << label << ", " << registers->second << " registers, "
-            << *static_bytes << " static bytes";
+            << label << ", " << facts->registers << " registers, "
+            << facts->static_bytes << " static bytes";
         ++kernels_checked;
         absl::StrAppend(
-            &markdown, absl::StrFormat(
-                           "| `%s` | %d x %d | M %d-%d | %d | %d | %d / %d "
-                           "| %d | %d | %d |\n",
-                           spec, n, k, kernel.m_min, kernel.m_max, threads,
-                           registers->second, *static_bytes,
-                           driver_static_bytes, dynamic_bytes, model, *driver));
+            &markdown,
+            absl::StrFormat("| `%s` | %d x %d | M %d-%d | %d | %d | %d / %d "
+                            "| %d | %d | %d |\n",
+                            spec, n, k, kernel.m_min, kernel.m_max, threads,
+                            facts->registers, facts->static_bytes,
+                            facts->driver_static_bytes, dynamic_bytes, model,
+                            *driver));
       }
       // The budget edges, on each distinct function, up to what it may opt
       // into: the driver refuses more than the opt-in limit less its static
@@ -147,22 +158,15 @@ TEST(ResidencyTest, ModelMatchesTheDriverForEveryPlannedDecodeKernel) {
       for (const LoadedKernel& kernel : (*loaded)->kernels()) {
         const LoadedArtifact& artifact = *kernel.artifact;
         if (!edged.insert(&artifact).second) continue;
-        const int registers = artifact.info.registers.at(artifact.entry);
-        const int static_bytes =
-            KernelStaticSharedBytes(artifact.info, artifact.entry).value();
+        absl::StatusOr<KernelFacts> facts = FactsOf(api, artifact);
+        ASSERT_TRUE(facts.ok()) << artifact.entry << ": " << facts.status();
         const int threads = static_cast<int>(kernel.block_x);
-        absl::StatusOr<CUfunction> function = FunctionOf(api, artifact);
-        ASSERT_TRUE(function.ok()) << function.status();
-        int driver_static_bytes = 0;
-        (void)api.cuFuncGetAttribute(&driver_static_bytes,
-                                     CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
-                                     *function);
-        const int opt_in =
-            device.max_shared_memory_per_block_optin - driver_static_bytes;
+        const int opt_in = device.max_shared_memory_per_block_optin -
+                           facts->driver_static_bytes;
         const absl::Status raised = CudaCheck(
             api.cuFuncSetAttribute(
-                *function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                opt_in),
+                facts->function,
+                CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, opt_in),
             "cuFuncSetAttribute(max dynamic shared memory)");
         EXPECT_TRUE(raised.ok()) << artifact.entry << ": " << raised;
         if (!raised.ok()) continue;
@@ -170,18 +174,18 @@ TEST(ResidencyTest, ModelMatchesTheDriverForEveryPlannedDecodeKernel) {
           // The most dynamic bytes at which `blocks` fit, by the model and
           // this kernel's own static bytes, and one more.
           const int edge = Sm90BlockSharedBytes(blocks) -
-                           kSm90ReservedSharedPerBlock - static_bytes;
+                           kSm90ReservedSharedPerBlock - facts->static_bytes;
           for (const int bytes : {edge, edge + 1}) {
             if (bytes > opt_in) continue;
             absl::StatusOr<int> driver =
-                DriverResidentBlocks(api, *function, threads, bytes);
+                DriverResidentBlocks(api, facts->function, threads, bytes);
             ASSERT_TRUE(driver.ok()) << driver.status();
-            EXPECT_EQ(
-                Sm90ResidentBlocks(threads, registers, bytes, static_bytes),
-                *driver)
+            EXPECT_EQ(Sm90ResidentBlocks(threads, facts->registers, bytes,
+                                         facts->static_bytes),
+                      *driver)
                 << spec << " " << n << "x" << k << " " << artifact.entry
-                << " at " << bytes << " dynamic bytes, " << registers
-                << " registers, " << static_bytes << " static bytes";
+                << " at " << bytes << " dynamic bytes, " << facts->registers
+                << " registers, " << facts->static_bytes << " static bytes";
             ++edges_checked;
           }
         }
