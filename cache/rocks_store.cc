@@ -71,11 +71,13 @@ std::string ArtifactMetaKey(std::string_view artifact_key) {
   return absl::StrCat("artifact/", ToAbsl(artifact_key));
 }
 
-RocksStore::RocksStore(const RocksStoreOptions& options,
-                       std::unique_ptr<rocksdb::DB> db,
-                       std::vector<rocksdb::ColumnFamilyHandle*> handles)
+RocksStore::RocksStore(
+    const RocksStoreOptions& options, std::unique_ptr<rocksdb::DB> db,
+    std::vector<rocksdb::ColumnFamilyHandle*> handles,
+    std::shared_ptr<CompactionDamageListener> damage_listener)
     : options_(options),
       db_(std::move(db)),
+      damage_listener_(std::move(damage_listener)),
       handles_(std::move(handles)),
       artifact_memory_(options.memory_tier_bytes),
       plan_memory_(kPlanMemoryBytes),
@@ -91,8 +93,13 @@ RocksStore::~RocksStore() {
     log::Warn(absl::StrCat("cache: close: wal sync failed dir=",
                            options_.directory, " error=", status.ToString()));
   }
-  for (rocksdb::ColumnFamilyHandle* handle : handles_) {
-    db_->DestroyColumnFamilyHandle(handle);
+  {
+    absl::MutexLock write_lock(&write_mu_);
+    DestroyRetiredHandles();
+    for (rocksdb::ColumnFamilyHandle* handle : handles_) {
+      db_->DestroyColumnFamilyHandle(handle);
+    }
+    handles_.clear();
   }
   status = db_->Close();
   if (!status.ok()) {
@@ -126,7 +133,6 @@ absl::Status RocksStore::CheckDiskSpace(size_t bytes,
 
 absl::Status RocksStore::Write(rocksdb::WriteBatch& batch, bool sync,
                                std::string_view operation) {
-  RETURN_IF_ERROR(CheckDiskSpace(batch.GetDataSize(), operation));
   rocksdb::WriteOptions write;
   write.sync = sync;
   return Rocks(db_->Write(write, &batch), operation);
@@ -134,8 +140,8 @@ absl::Status RocksStore::Write(rocksdb::WriteBatch& batch, bool sync,
 
 void RocksStore::DeleteArtifactInBatch(rocksdb::WriteBatch& batch,
                                        std::string_view key) {
-  batch.Delete(artifacts_, rocksdb::Slice(key.data(), key.size()));
-  batch.Delete(meta_, ArtifactMetaKey(key));
+  batch.Delete(artifacts(), rocksdb::Slice(key.data(), key.size()));
+  batch.Delete(meta(), ArtifactMetaKey(key));
 }
 
 void RocksStore::AddDirtyTicks(rocksdb::WriteBatch& batch) {
@@ -145,7 +151,8 @@ void RocksStore::AddDirtyTicks(rocksdb::WriteBatch& batch) {
     dirty = index_.TakeDirtyMeta();
   }
   for (const auto& [key, meta] : dirty) {
-    batch.Put(meta_, ArtifactMetaKey(key), EncodeArtifactMetaValue(meta));
+    batch.Put(this->meta(), ArtifactMetaKey(key),
+              EncodeArtifactMetaValue(meta));
   }
 }
 
@@ -172,20 +179,18 @@ void RocksStore::MaybeFlushTicks(int64_t dirty_count) {
 }
 
 void RocksStore::DropCorrupt(Family family, std::string_view key,
-                             std::optional<std::string_view> observed,
+                             std::string_view observed,
                              const absl::Status& reason) {
   const bool artifact = family == Family::kArtifacts;
-  rocksdb::ColumnFamilyHandle* handle = artifact ? artifacts_ : plans_;
   const char* family_name = artifact ? "artifacts" : "plans";
   absl::MutexLock write_lock(&write_mu_);
+  rocksdb::ColumnFamilyHandle* handle = artifact ? artifacts() : plans();
   rocksdb::PinnableSlice current;
   rocksdb::Status status =
       db_->Get(rocksdb::ReadOptions(), handle,
                rocksdb::Slice(key.data(), key.size()), &current);
-  const bool still_bad =
-      observed.has_value() ? status.ok() && current.ToStringView() == *observed
-                           : status.IsCorruption();
-  if (!still_bad) return;  // already gone or replaced by a concurrent Put
+  // Gone, or replaced by a concurrent Put, or the whole cache was cleared.
+  if (!status.ok() || current.ToStringView() != observed) return;
   rocksdb::WriteBatch batch;
   if (artifact) {
     DeleteArtifactInBatch(batch, key);
@@ -193,6 +198,15 @@ void RocksStore::DropCorrupt(Family family, std::string_view key,
     batch.Delete(handle, rocksdb::Slice(key.data(), key.size()));
   }
   absl::Status written = Write(batch, /*sync=*/true, "drop corrupt value");
+  if (!written.ok()) {
+    // The bytes are still on disk: keep them indexed (accounting and
+    // EvictAll stay exact) and count them when a later read deletes them.
+    log::Warn(
+        absl::StrCat("cache: corrupt value not dropped family=", family_name,
+                     " key=", ToAbsl(key), " reason=\"", reason.message(),
+                     "\" delete_error=", written.message()));
+    return;
+  }
   {
     absl::MutexLock lock(&mu_);
     if (artifact) {
@@ -206,8 +220,29 @@ void RocksStore::DropCorrupt(Family family, std::string_view key,
   counters_.corrupt_dropped.fetch_add(1, std::memory_order_relaxed);
   log::Warn(absl::StrCat("cache: corrupt value dropped family=", family_name,
                          " key=", ToAbsl(key), " reason=\"", reason.message(),
-                         "\"", written.ok() ? "" : " delete_error=",
-                         written.ok() ? "" : written.message()));
+                         "\""));
+}
+
+void RocksStore::ClearDamagedCache(const absl::Status& why) {
+  absl::MutexLock write_lock(&write_mu_);
+  // A compaction's report is taken with it: one clear covers both.
+  (void)damage_listener_->Take();
+  absl::Status cleared = ClearCache(why.message());
+  if (!cleared.ok()) {
+    log::Error(absl::StrCat("cache: clearing dir=", options_.directory,
+                            " failed: ", cleared.message()));
+  }
+}
+
+void RocksStore::ClearIfCompactionFoundDamage() {
+  if (!damage_listener_->found()) return;
+  const std::string why = damage_listener_->Take();
+  if (why.empty()) return;  // another mutation cleared it first
+  absl::Status cleared = ClearCache(absl::StrCat("a compaction found: ", why));
+  if (!cleared.ok()) {
+    log::Error(absl::StrCat("cache: clearing dir=", options_.directory,
+                            " failed: ", cleared.message()));
+  }
 }
 
 absl::StatusOr<std::optional<PlanRecord>> RocksStore::GetPlan(
@@ -224,10 +259,10 @@ absl::StatusOr<std::optional<PlanRecord>> RocksStore::GetPlan(
   }
   rocksdb::PinnableSlice value;
   rocksdb::Status status =
-      db_->Get(rocksdb::ReadOptions(), plans_,
+      db_->Get(rocksdb::ReadOptions(), plans(),
                rocksdb::Slice(key.data(), key.size()), &value);
-  if (status.IsCorruption()) {
-    DropCorrupt(Family::kPlans, key, std::nullopt, Rocks(status, "get plan"));
+  if (status.IsCorruption()) {  // RocksDB's own block checksum failed
+    ClearDamagedCache(Rocks(status, "get plan"));
   }
   if (status.IsNotFound() || status.IsCorruption()) {
     counters_.plan_misses.fetch_add(1, std::memory_order_relaxed);
@@ -257,9 +292,11 @@ absl::Status RocksStore::PutPlan(std::string_view key,
   RETURN_IF_ERROR(CheckKey(key));
   const std::string value = EncodePlanValue(record);
   auto shared = std::make_shared<const PlanRecord>(record);
+  RETURN_IF_ERROR(CheckDiskSpace(value.size(), "put plan"));
   absl::MutexLock write_lock(&write_mu_);
+  ClearIfCompactionFoundDamage();
   rocksdb::WriteBatch batch;
-  batch.Put(plans_, rocksdb::Slice(key.data(), key.size()), value);
+  batch.Put(plans(), rocksdb::Slice(key.data(), key.size()), value);
   RETURN_IF_ERROR(Write(batch, /*sync=*/true, "put plan"));
   absl::MutexLock lock(&mu_);
   plan_keys_.emplace(key);
@@ -289,11 +326,10 @@ absl::StatusOr<std::shared_ptr<const ArtifactRecord>> RocksStore::GetArtifact(
 
   rocksdb::PinnableSlice value;
   rocksdb::Status status =
-      db_->Get(ArtifactReadOptions(), artifacts_,
+      db_->Get(ArtifactReadOptions(), artifacts(),
                rocksdb::Slice(key.data(), key.size()), &value);
   if (status.IsCorruption()) {  // RocksDB's own block checksum failed
-    DropCorrupt(Family::kArtifacts, key, std::nullopt,
-                Rocks(status, "get artifact"));
+    ClearDamagedCache(Rocks(status, "get artifact"));
   }
   if (status.IsNotFound() || status.IsCorruption()) {
     counters_.artifact_misses.fetch_add(1, std::memory_order_relaxed);
@@ -343,7 +379,11 @@ absl::Status RocksStore::PutArtifact(std::string_view key,
                           record.compile_ms};
   auto shared = std::make_shared<const ArtifactRecord>(std::move(record));
 
+  // Only writes that grow the cache keep the free-space margin: deletes,
+  // pins and access ticks are what an operator frees space with.
+  RETURN_IF_ERROR(CheckDiskSpace(value.size(), "put artifact"));
   absl::MutexLock write_lock(&write_mu_);
+  ClearIfCompactionFoundDamage();
   VictimPlan victims;
   ArtifactMeta meta;
   {
@@ -366,8 +406,8 @@ absl::Status RocksStore::PutArtifact(std::string_view key,
 
   rocksdb::WriteBatch batch;
   AddDirtyTicks(batch);  // first, so victims' deletes below win
-  batch.Put(artifacts_, rocksdb::Slice(key.data(), key.size()), value);
-  batch.Put(meta_, ArtifactMetaKey(key), EncodeArtifactMetaValue(meta));
+  batch.Put(artifacts(), rocksdb::Slice(key.data(), key.size()), value);
+  batch.Put(this->meta(), ArtifactMetaKey(key), EncodeArtifactMetaValue(meta));
   for (const std::string& victim : victims.keys) {
     DeleteArtifactInBatch(batch, victim);
   }
@@ -397,6 +437,7 @@ absl::Status RocksStore::PutArtifact(std::string_view key,
 absl::Status RocksStore::EvictArtifact(std::string_view key) {
   RETURN_IF_ERROR(CheckKey(key));
   absl::MutexLock write_lock(&write_mu_);
+  ClearIfCompactionFoundDamage();
   {
     absl::MutexLock lock(&mu_);
     if (index_.Find(key) == nullptr) {
@@ -414,38 +455,51 @@ absl::Status RocksStore::EvictArtifact(std::string_view key) {
 }
 
 absl::StatusOr<int64_t> RocksStore::EvictAll() {
-  absl::MutexLock write_lock(&write_mu_);
   std::vector<std::string> artifact_keys;
   std::vector<std::string> plan_keys;
+  std::vector<rocksdb::ColumnFamilyHandle*> families;
   {
-    absl::MutexLock lock(&mu_);
-    for (const auto& [key, entry] : index_.entries()) {
-      artifact_keys.push_back(key);
+    absl::MutexLock write_lock(&write_mu_);
+    ClearIfCompactionFoundDamage();
+    {
+      absl::MutexLock lock(&mu_);
+      for (const auto& [key, entry] : index_.entries()) {
+        artifact_keys.push_back(key);
+      }
+      plan_keys.assign(plan_keys_.begin(), plan_keys_.end());
     }
-    plan_keys.assign(plan_keys_.begin(), plan_keys_.end());
+    // The index mirrors the artifacts family exactly, so deleting by its keys
+    // avoids reading every stored cubin just to learn the keys.
+    rocksdb::WriteBatch batch;
+    for (const std::string& key : artifact_keys) {
+      DeleteArtifactInBatch(batch, key);
+    }
+    for (const std::string& key : plan_keys) batch.Delete(plans(), key);
+    RETURN_IF_ERROR(Write(batch, /*sync=*/true, "evict all"));
+    {
+      absl::MutexLock lock(&mu_);
+      index_.Clear();
+      artifact_memory_.Clear();
+      plan_keys_.clear();
+      plan_memory_.Clear();
+    }
+    families = {artifacts(), plans(), meta()};
   }
-  // The index mirrors the artifacts family exactly, so deleting by its keys
-  // avoids reading every stored cubin just to learn the keys.
-  rocksdb::WriteBatch batch;
-  for (const std::string& key : artifact_keys)
-    DeleteArtifactInBatch(batch, key);
-  for (const std::string& key : plan_keys) batch.Delete(plans_, key);
-  RETURN_IF_ERROR(Write(batch, /*sync=*/true, "evict all"));
-  {
-    absl::MutexLock lock(&mu_);
-    index_.Clear();
-    artifact_memory_.Clear();
-    plan_keys_.clear();
-    plan_memory_.Clear();
-  }
-  // Reclaim the disk space now rather than at some later compaction.
-  for (rocksdb::ColumnFamilyHandle* handle : {artifacts_, plans_, meta_}) {
+  // Reclaim the disk space now rather than at some later compaction, without
+  // the writer lock: compiles keep storing meanwhile (a handle a concurrent
+  // clear retires stays valid until close).
+  for (rocksdb::ColumnFamilyHandle* handle : families) {
     absl::Status compacted =
         Rocks(db_->CompactRange(rocksdb::CompactRangeOptions(), handle, nullptr,
                                 nullptr),
               "compact after evict all");
-    if (!compacted.ok())
+    if (!compacted.ok()) {
       log::Warn(absl::StrCat("cache: ", compacted.message()));
+    }
+  }
+  if (damage_listener_->found()) {  // the compaction read a damaged file
+    absl::MutexLock write_lock(&write_mu_);
+    ClearIfCompactionFoundDamage();
   }
   log::Info(absl::StrCat("cache: evicted all artifacts=", artifact_keys.size(),
                          " plans=", plan_keys.size()));
@@ -455,6 +509,7 @@ absl::StatusOr<int64_t> RocksStore::EvictAll() {
 absl::Status RocksStore::SetPinned(std::string_view key, bool pinned) {
   RETURN_IF_ERROR(CheckKey(key));
   absl::MutexLock write_lock(&write_mu_);
+  ClearIfCompactionFoundDamage();
   ArtifactMeta meta;
   {
     absl::MutexLock lock(&mu_);
@@ -467,7 +522,7 @@ absl::Status RocksStore::SetPinned(std::string_view key, bool pinned) {
   }
   meta.pinned = pinned;
   rocksdb::WriteBatch batch;
-  batch.Put(meta_, ArtifactMetaKey(key), EncodeArtifactMetaValue(meta));
+  batch.Put(this->meta(), ArtifactMetaKey(key), EncodeArtifactMetaValue(meta));
   RETURN_IF_ERROR(Write(batch, /*sync=*/true, "set pinned"));
   absl::MutexLock lock(&mu_);
   index_.SetPinned(key, pinned);

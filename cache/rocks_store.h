@@ -8,6 +8,12 @@
 // tiers) and is only held for short, allocation-light sections. Readers never
 // take `write_mu_`, so a synced Put never blocks the hit path. Order:
 // write_mu_ before mu_.
+//
+// Damage (RocksDB's block checksums failing) found after open, by a read or
+// by a compaction (CompactionDamageListener), clears the whole cache as damage
+// found at open does: the column families are dropped and recreated. Readers
+// load the family handles without a lock, so the dropped ones stay alive (and
+// readable) until close.
 
 #include <atomic>
 #include <cstdint>
@@ -21,7 +27,9 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
+#include "cache/damage_listener.h"
 #include "cache/kernel_store.h"
 #include "cache/lru_index.h"
 #include "cache/memory_tier.h"
@@ -61,16 +69,19 @@ class RocksStore final : public KernelStore {
   enum class Family { kPlans, kArtifacts };
 
   RocksStore(const RocksStoreOptions& options, std::unique_ptr<rocksdb::DB> db,
-             std::vector<rocksdb::ColumnFamilyHandle*> handles);
+             std::vector<rocksdb::ColumnFamilyHandle*> handles,
+             std::shared_ptr<CompactionDamageListener> damage_listener);
 
   // --- open (rocks_store_open.cc); run before the store is shared ---------
   absl::Status Recover();
   absl::Status CheckSchemaVersion() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
   absl::Status WriteSchemaMarker() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
   absl::Status RecreateFamilies() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
+  void DestroyRetiredHandles() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
   absl::Status LoadIndex() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
   absl::Status EnforceByteBound() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
-  rocksdb::ColumnFamilyHandle* Handle(const std::string& name) const;
+  rocksdb::ColumnFamilyHandle* Handle(const std::string& name) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
 
   // --- shared helpers (rocks_store.cc) ------------------------------------
   absl::Status Write(rocksdb::WriteBatch& batch, bool sync,
@@ -80,11 +91,18 @@ class RocksStore final : public KernelStore {
   absl::Status Rocks(const rocksdb::Status& status,
                      std::string_view operation) const;
   // Deletes `key` if it still holds exactly `observed` (a concurrent Put may
-  // have replaced it) or, with no `observed` bytes, if RocksDB still reports
-  // it corrupt; counts and logs it.
+  // have replaced it): a value whose own envelope or cubin checksum failed.
+  // Counts and logs it once the delete is durable.
   void DropCorrupt(Family family, std::string_view key,
-                   std::optional<std::string_view> observed,
-                   const absl::Status& reason);
+                   std::string_view observed, const absl::Status& reason);
+  // Empties the cache (every family dropped and recreated, the index and
+  // memory tiers cleared) because RocksDB found damaged files: `why` is what
+  // found them. Counted once in corrupt_dropped.
+  void ClearDamagedCache(const absl::Status& why);
+  absl::Status ClearCache(absl::string_view why)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
+  // Before a mutation: clears the cache if a compaction found damage.
+  void ClearIfCompactionFoundDamage() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
   // Persists access ticks with an unsynced write: losing them on a crash
   // only makes the eviction order slightly stale.
   void FlushTicks() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
@@ -93,14 +111,29 @@ class RocksStore final : public KernelStore {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
   void DeleteArtifactInBatch(rocksdb::WriteBatch& batch, std::string_view key);
 
+  rocksdb::ColumnFamilyHandle* plans() const {
+    return plans_.load(std::memory_order_acquire);
+  }
+  rocksdb::ColumnFamilyHandle* artifacts() const {
+    return artifacts_.load(std::memory_order_acquire);
+  }
+  rocksdb::ColumnFamilyHandle* meta() const {
+    return meta_.load(std::memory_order_acquire);
+  }
+
   const RocksStoreOptions options_;
   std::unique_ptr<rocksdb::DB> db_;
-  std::vector<rocksdb::ColumnFamilyHandle*> handles_;  // all, owned
-  rocksdb::ColumnFamilyHandle* plans_ = nullptr;
-  rocksdb::ColumnFamilyHandle* artifacts_ = nullptr;
-  rocksdb::ColumnFamilyHandle* meta_ = nullptr;
+  const std::shared_ptr<CompactionDamageListener> damage_listener_;
 
   absl::Mutex write_mu_;
+  // Every live handle, owned; the families below point into it.
+  std::vector<rocksdb::ColumnFamilyHandle*> handles_ ABSL_GUARDED_BY(write_mu_);
+  // Handles of dropped families, owned: a reader may still be using one.
+  std::vector<rocksdb::ColumnFamilyHandle*> retired_handles_
+      ABSL_GUARDED_BY(write_mu_);
+  std::atomic<rocksdb::ColumnFamilyHandle*> plans_{nullptr};
+  std::atomic<rocksdb::ColumnFamilyHandle*> artifacts_{nullptr};
+  std::atomic<rocksdb::ColumnFamilyHandle*> meta_{nullptr};
   absl::Mutex mu_ ABSL_ACQUIRED_AFTER(write_mu_);
   LruIndex index_ ABSL_GUARDED_BY(mu_);
   MemoryTier<ArtifactRecord> artifact_memory_ ABSL_GUARDED_BY(mu_);

@@ -74,20 +74,48 @@ absl::StatusOr<std::unique_ptr<KernelStore>> RocksStore::Open(
                      error.message()));
   }
 
-  const RocksTuning tuning = MakeRocksTuning();
+  RocksTuning tuning = MakeRocksTuning();
+  auto damage_listener = std::make_shared<CompactionDamageListener>();
+  tuning.db.listeners.push_back(damage_listener);
   std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
   for (const std::string& name : FamiliesToOpen(tuning.db, options.directory)) {
     descriptors.emplace_back(name, tuning.ForFamily(name));
   }
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* raw_db = nullptr;
-  RETURN_IF_ERROR(
-      FromRocksStatus(rocksdb::DB::Open(tuning.db, options.directory,
-                                        descriptors, &handles, &raw_db),
-                      "open", options.directory));
+  rocksdb::Status opened = rocksdb::DB::Open(tuning.db, options.directory,
+                                             descriptors, &handles, &raw_db);
+  bool cleared = false;
+  if (opened.IsCorruption()) {
+    // Files the manifest names are damaged (e.g. an SST cut short by a
+    // partial copy). This is a cache: start empty rather than refuse to
+    // start, as for damage found while the index is rebuilt. DestroyDB
+    // takes the directory's lock first, so it never deletes under a live
+    // daemon, and removes only RocksDB's own files.
+    log::Error(absl::StrCat("cache: dir=", options.directory,
+                            " cannot be opened (", opened.ToString(),
+                            "); clearing it"));
+    rocksdb::Options destroy_options(tuning.db, rocksdb::ColumnFamilyOptions());
+    RETURN_IF_ERROR(FromRocksStatus(
+        rocksdb::DestroyDB(options.directory, destroy_options, descriptors),
+        "clear damaged directory", options.directory));
+    descriptors.clear();
+    for (const std::string& name :
+         FamiliesToOpen(tuning.db, options.directory)) {
+      descriptors.emplace_back(name, tuning.ForFamily(name));
+    }
+    opened = rocksdb::DB::Open(tuning.db, options.directory, descriptors,
+                               &handles, &raw_db);
+    cleared = true;
+  }
+  RETURN_IF_ERROR(FromRocksStatus(opened, "open", options.directory));
 
-  std::unique_ptr<RocksStore> store(new RocksStore(
-      options, std::unique_ptr<rocksdb::DB>(raw_db), std::move(handles)));
+  std::unique_ptr<RocksStore> store(
+      new RocksStore(options, std::unique_ptr<rocksdb::DB>(raw_db),
+                     std::move(handles), std::move(damage_listener)));
+  if (cleared) {
+    store->counters_.corrupt_dropped.fetch_add(1, std::memory_order_relaxed);
+  }
   RETURN_IF_ERROR(store->Recover());
   return std::unique_ptr<KernelStore>(std::move(store));
 }
@@ -104,7 +132,7 @@ absl::Status RocksStore::Recover() {
   plans_ = Handle(kPlansFamily);
   artifacts_ = Handle(kArtifactsFamily);
   meta_ = Handle(kMetaFamily);
-  if (plans_ == nullptr || artifacts_ == nullptr || meta_ == nullptr) {
+  if (plans() == nullptr || artifacts() == nullptr || meta() == nullptr) {
     return absl::InternalError("cache open: a column family is missing");
   }
   absl::Status loaded = CheckSchemaVersion();
@@ -112,19 +140,12 @@ absl::Status RocksStore::Recover() {
   if (absl::IsDataLoss(loaded)) {
     // RocksDB itself found damaged files (its block checksums failed). This
     // is a cache: start empty rather than refuse to start.
-    log::Error(absl::StrCat("cache: dir=", options_.directory, " is damaged (",
-                            loaded.message(), "); clearing it"));
-    counters_.corrupt_dropped.fetch_add(1, std::memory_order_relaxed);
-    {
-      absl::MutexLock lock(&mu_);
-      index_.Clear();
-      plan_keys_.clear();
-    }
-    RETURN_IF_ERROR(RecreateFamilies());
-    RETURN_IF_ERROR(WriteSchemaMarker());
+    RETURN_IF_ERROR(ClearCache(loaded.message()));
   } else {
     RETURN_IF_ERROR(loaded);
   }
+  // Nobody reads yet: the dropped families' files can go now.
+  DestroyRetiredHandles();
   RETURN_IF_ERROR(EnforceByteBound());
   const StoreStats stats = Stats();
   log::Info(absl::StrCat("cache: opened dir=", options_.directory,
@@ -138,7 +159,7 @@ absl::Status RocksStore::Recover() {
 absl::Status RocksStore::CheckSchemaVersion() {
   std::string marker;
   rocksdb::Status status =
-      db_->Get(rocksdb::ReadOptions(), meta_, kSchemaMarkerKey, &marker);
+      db_->Get(rocksdb::ReadOptions(), meta(), kSchemaMarkerKey, &marker);
   std::string found;  // why the directory is cleared; empty = keep it
   if (status.ok()) {
     absl::StatusOr<int> version = DecodeSchemaMarkerValue(marker);
@@ -153,7 +174,7 @@ absl::Status RocksStore::CheckSchemaVersion() {
   } else if (status.IsNotFound()) {
     // No marker: a fresh directory, unless something wrote entries without
     // one (a build older than the marker).
-    for (rocksdb::ColumnFamilyHandle* handle : {plans_, artifacts_, meta_}) {
+    for (rocksdb::ColumnFamilyHandle* handle : {plans(), artifacts(), meta()}) {
       std::unique_ptr<rocksdb::Iterator> it(
           db_->NewIterator(rocksdb::ReadOptions(), handle));
       it->SeekToFirst();
@@ -175,28 +196,56 @@ absl::Status RocksStore::CheckSchemaVersion() {
 
 absl::Status RocksStore::WriteSchemaMarker() {
   rocksdb::WriteBatch batch;
-  batch.Put(meta_, kSchemaMarkerKey,
+  batch.Put(meta(), kSchemaMarkerKey,
             EncodeSchemaMarkerValue(kCacheSchemaVersion));
   return Write(batch, /*sync=*/true, "write schema version");
 }
 
 absl::Status RocksStore::RecreateFamilies() {
   const RocksTuning tuning = MakeRocksTuning();
-  for (rocksdb::ColumnFamilyHandle** slot : {&plans_, &artifacts_, &meta_}) {
-    rocksdb::ColumnFamilyHandle* old_handle = *slot;
+  for (std::atomic<rocksdb::ColumnFamilyHandle*>* slot :
+       {&plans_, &artifacts_, &meta_}) {
+    rocksdb::ColumnFamilyHandle* old_handle = slot->load();
     const std::string name = old_handle->GetName();
     RETURN_IF_ERROR(Rocks(db_->DropColumnFamily(old_handle), "clear " + name));
+    // A dropped family stays readable through its handle, and is neither
+    // flushed nor compacted again; its files go when the handle does.
     handles_.erase(std::find(handles_.begin(), handles_.end(), old_handle));
-    RETURN_IF_ERROR(
-        Rocks(db_->DestroyColumnFamilyHandle(old_handle), "clear " + name));
+    retired_handles_.push_back(old_handle);
     rocksdb::ColumnFamilyHandle* new_handle = nullptr;
     RETURN_IF_ERROR(Rocks(
         db_->CreateColumnFamily(tuning.ForFamily(name), name, &new_handle),
         "recreate " + name));
     handles_.push_back(new_handle);
-    *slot = new_handle;
+    slot->store(new_handle, std::memory_order_release);
   }
   return absl::OkStatus();
+}
+
+void RocksStore::DestroyRetiredHandles() {
+  for (rocksdb::ColumnFamilyHandle* handle : retired_handles_) {
+    rocksdb::Status status = db_->DestroyColumnFamilyHandle(handle);
+    if (!status.ok()) {
+      log::Warn(absl::StrCat("cache: releasing a cleared family failed dir=",
+                             options_.directory, " error=", status.ToString()));
+    }
+  }
+  retired_handles_.clear();
+}
+
+absl::Status RocksStore::ClearCache(absl::string_view why) {
+  log::Error(absl::StrCat("cache: dir=", options_.directory, " is damaged (",
+                          why, "); clearing it"));
+  counters_.corrupt_dropped.fetch_add(1, std::memory_order_relaxed);
+  {
+    absl::MutexLock lock(&mu_);
+    index_.Clear();
+    artifact_memory_.Clear();
+    plan_keys_.clear();
+    plan_memory_.Clear();
+  }
+  RETURN_IF_ERROR(RecreateFamilies());
+  return WriteSchemaMarker();
 }
 
 absl::Status RocksStore::LoadIndex() {
@@ -215,14 +264,14 @@ absl::Status RocksStore::LoadIndex() {
   absl::flat_hash_map<std::string, ArtifactMeta> metas;
   {
     std::unique_ptr<rocksdb::Iterator> it(
-        db_->NewIterator(rocksdb::ReadOptions(), meta_));
+        db_->NewIterator(rocksdb::ReadOptions(), meta()));
     for (it->SeekToFirst(); it->Valid(); it->Next()) {
       const std::string_view key = it->key().ToStringView();
       if (!key.starts_with(kArtifactMetaPrefix)) continue;
       absl::StatusOr<ArtifactMeta> meta =
           DecodeArtifactMetaValue(it->value().ToStringView());
       if (!meta.ok()) {
-        drop(meta_, "meta", it->key(), meta.status());
+        drop(this->meta(), "meta", it->key(), meta.status());
         continue;
       }
       metas.emplace(key.substr(kArtifactMetaPrefix.size()), *meta);
@@ -234,15 +283,15 @@ absl::Status RocksStore::LoadIndex() {
     rocksdb::ReadOptions read;
     read.fill_cache = false;
     read.readahead_size = size_t{4} << 20;
-    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(read, artifacts_));
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(read, artifacts()));
     absl::MutexLock lock(&mu_);
     for (it->SeekToFirst(); it->Valid(); it->Next()) {
       const std::string_view key = it->key().ToStringView();
       absl::StatusOr<ArtifactSummary> summary =
           DecodeArtifactSummary(it->value().ToStringView());
       if (!summary.ok()) {
-        drop(artifacts_, "artifacts", it->key(), summary.status());
-        cleanup.Delete(meta_, ArtifactMetaKey(key));
+        drop(artifacts(), "artifacts", it->key(), summary.status());
+        cleanup.Delete(meta(), ArtifactMetaKey(key));
         continue;
       }
       ArtifactMeta meta;  // tick 0: an artifact without bookkeeping goes first
@@ -256,18 +305,18 @@ absl::Status RocksStore::LoadIndex() {
     RETURN_IF_ERROR(Rocks(it->status(), "scan artifacts"));
   }
   for (const auto& [key, meta] : metas) {
-    cleanup.Delete(meta_, ArtifactMetaKey(key));  // artifact no longer exists
+    cleanup.Delete(this->meta(), ArtifactMetaKey(key));  // artifact is gone
   }
 
   {
     std::unique_ptr<rocksdb::Iterator> it(
-        db_->NewIterator(rocksdb::ReadOptions(), plans_));
+        db_->NewIterator(rocksdb::ReadOptions(), plans()));
     absl::MutexLock lock(&mu_);
     for (it->SeekToFirst(); it->Valid(); it->Next()) {
       absl::StatusOr<PlanRecord> plan =
           DecodePlanValue(it->value().ToStringView());
       if (!plan.ok()) {
-        drop(plans_, "plans", it->key(), plan.status());
+        drop(plans(), "plans", it->key(), plan.status());
         continue;
       }
       plan_keys_.emplace(it->key().ToStringView());
