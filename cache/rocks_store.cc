@@ -223,8 +223,10 @@ void RocksStore::DropCorrupt(Family family, std::string_view key,
                          "\""));
 }
 
-void RocksStore::ClearDamagedCache(const absl::Status& why) {
+void RocksStore::ClearDamagedCache(rocksdb::ColumnFamilyHandle* family,
+                                   const absl::Status& why) {
   absl::MutexLock write_lock(&write_mu_);
+  if (family != plans() && family != artifacts()) return;  // cleared already
   // A compaction's report is taken with it: one clear covers both.
   (void)damage_listener_->Take();
   absl::Status cleared = ClearCache(why.message());
@@ -238,6 +240,14 @@ void RocksStore::ClearIfCompactionFoundDamage() {
   if (!damage_listener_->found()) return;
   const std::string why = damage_listener_->Take();
   if (why.empty()) return;  // another mutation cleared it first
+  // Reads every live SST once: rare, and cheaper than losing the cache to
+  // damage in a family that is already gone.
+  const rocksdb::Status verified = db_->VerifyChecksum();
+  if (verified.ok()) {
+    log::Warn(absl::StrCat("cache: a compaction met damage (", why,
+                           ") that the live files no longer hold"));
+    return;
+  }
   absl::Status cleared = ClearCache(absl::StrCat("a compaction found: ", why));
   if (!cleared.ok()) {
     log::Error(absl::StrCat("cache: clearing dir=", options_.directory,
@@ -258,11 +268,12 @@ absl::StatusOr<std::optional<PlanRecord>> RocksStore::GetPlan(
     return *cached;
   }
   rocksdb::PinnableSlice value;
+  rocksdb::ColumnFamilyHandle* family = plans();
   rocksdb::Status status =
-      db_->Get(rocksdb::ReadOptions(), plans(),
+      db_->Get(rocksdb::ReadOptions(), family,
                rocksdb::Slice(key.data(), key.size()), &value);
   if (status.IsCorruption()) {  // RocksDB's own block checksum failed
-    ClearDamagedCache(Rocks(status, "get plan"));
+    ClearDamagedCache(family, Rocks(status, "get plan"));
   }
   if (status.IsNotFound() || status.IsCorruption()) {
     counters_.plan_misses.fetch_add(1, std::memory_order_relaxed);
@@ -325,11 +336,12 @@ absl::StatusOr<std::shared_ptr<const ArtifactRecord>> RocksStore::GetArtifact(
   }
 
   rocksdb::PinnableSlice value;
+  rocksdb::ColumnFamilyHandle* family = artifacts();
   rocksdb::Status status =
-      db_->Get(ArtifactReadOptions(), artifacts(),
+      db_->Get(ArtifactReadOptions(), family,
                rocksdb::Slice(key.data(), key.size()), &value);
   if (status.IsCorruption()) {  // RocksDB's own block checksum failed
-    ClearDamagedCache(Rocks(status, "get artifact"));
+    ClearDamagedCache(family, Rocks(status, "get artifact"));
   }
   if (status.IsNotFound() || status.IsCorruption()) {
     counters_.artifact_misses.fetch_add(1, std::memory_order_relaxed);

@@ -96,12 +96,17 @@ class RocksStore final : public KernelStore {
   void DropCorrupt(Family family, std::string_view key,
                    std::string_view observed, const absl::Status& reason);
   // Empties the cache (every family dropped and recreated, the index and
-  // memory tiers cleared) because RocksDB found damaged files: `why` is what
-  // found them. Counted once in corrupt_dropped.
-  void ClearDamagedCache(const absl::Status& why);
+  // memory tiers cleared) because a read of `family` met damaged files: `why`
+  // says how. Nothing happens when `family` was already cleared meanwhile (a
+  // concurrent read met the same damage), so fresh entries are never lost to
+  // a second clear. Counted once in corrupt_dropped.
+  void ClearDamagedCache(rocksdb::ColumnFamilyHandle* family,
+                         const absl::Status& why);
   absl::Status ClearCache(absl::string_view why)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
-  // Before a mutation: clears the cache if a compaction found damage.
+  // Before a mutation: clears the cache if a compaction found damage that is
+  // still in the live families (VerifyChecksum: the damaged file may belong
+  // to a family a read already cleared).
   void ClearIfCompactionFoundDamage() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
   // Persists access ticks with an unsynced write: losing them on a crash
   // only makes the eviction order slightly stale.

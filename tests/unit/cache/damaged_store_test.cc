@@ -3,10 +3,13 @@
 // too full to grow the cache. Each must leave a working cache that serves
 // nothing wrong, and never keep the operator from freeing space.
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -106,6 +109,47 @@ TEST_F(DamagedStoreTest, DamageFoundByAReadClearsTheCacheAndWritesGoOn) {
   ASSERT_TRUE(evicted.ok()) << evicted.status();
   EXPECT_EQ(store->Stats().corrupt_dropped, 1);
   ExpectTheCacheWorksOn(std::move(store));
+}
+
+// Many readers meet the damage at once: one clear, counted once, and a value
+// stored after it survives every reader that was still on the old files.
+TEST_F(DamagedStoreTest, ConcurrentReadsMeetingTheDamageClearOnce) {
+  const std::string sst = StoreThreeInAnSst();
+  ASSERT_FALSE(sst.empty());
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  cache_test::FlipByteInside(sst);
+
+  std::atomic<bool> stored_fresh{false};
+  std::vector<std::thread> readers;
+  for (int t = 0; t < 6; ++t) {
+    readers.emplace_back([&, t] {
+      for (int round = 0; round < 200; ++round) {
+        const int i = (t + round) % 3;
+        auto got = store->GetArtifact(absl::StrCat("k", i));
+        EXPECT_TRUE(got.ok()) << got.status();
+        if (got.ok() && *got != nullptr) EXPECT_EQ(**got, records_[i]);
+      }
+    });
+  }
+  const ArtifactRecord fresh = RandomArtifact(rng_, 1000);
+  const auto give_up =
+      std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (store->Stats().corrupt_dropped == 0 &&
+         std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::yield();
+  }
+  EXPECT_EQ(store->Stats().corrupt_dropped, 1) << "no reader met the damage";
+  EXPECT_TRUE(store->PutArtifact("fresh", fresh).ok());
+  stored_fresh = true;
+  for (std::thread& reader : readers) reader.join();
+  EXPECT_TRUE(stored_fresh);
+  EXPECT_EQ(store->Stats().corrupt_dropped, 1);
+  auto got = store->GetArtifact("fresh");
+  ASSERT_TRUE(got.ok()) << got.status();
+  ASSERT_NE(*got, nullptr) << "a second clear lost an entry stored after the "
+                              "first";
+  EXPECT_EQ((*got)->cubin, fresh.cubin);
 }
 
 // The same damage met first by a compaction (here EvictAll's): RocksDB would
