@@ -1,6 +1,8 @@
 // Dequantize on a real GPU: every format, scale dtype, granularity,
 // secondary scale and output type, bit-exact against the CPU reference.
 
+#include <algorithm>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -9,6 +11,7 @@
 #include "hummingd/gpu/dequantize.h"
 #include "hummingd/gpu/loaded_kernel_set.h"
 #include "tests/gpu/dequant_inputs.h"
+#include "tests/gpu/gemm_support.h"
 #include "tests/gpu/gpu_test_support.h"
 
 namespace hummingd::gpu::testing {
@@ -145,6 +148,7 @@ TEST(DequantizeTest, RejectsMissingAndMisalignedBuffers) {
   DequantBuffers no_secondary = layer.buffers();
   no_secondary.secondary_scale = 0;
   status = Dequantize(**loaded, no_secondary, nullptr);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(status.message().find("dequant.secondary_scale"), std::string::npos)
       << status;
 
@@ -156,10 +160,12 @@ TEST(DequantizeTest, RejectsMissingAndMisalignedBuffers) {
             std::string::npos)
       << status;
 
-  // Nothing was launched: the output still holds the poison.
+  // Nothing was launched: every output element still holds the poison (the
+  // misaligned launch would have started at element 1).
   absl::StatusOr<std::vector<uint16_t>> got = layer.DownloadOutput();
   ASSERT_TRUE(got.ok()) << got.status();
-  EXPECT_EQ((*got)[0], 0xFFFF);
+  EXPECT_TRUE(std::all_of(got->begin(), got->end(),
+                          [](uint16_t value) { return value == 0xFFFF; }));
 }
 
 TEST(LoaderTest, ChecksumMismatchIsDataLossNamingTheKernel) {
@@ -199,34 +205,49 @@ TEST(LoaderTest, CubinForAnotherArchIsRefusedBeforeTheDriver) {
   EXPECT_EQ(cache.loads(), 0);
 }
 
+// A GEMM set: several M ranges, some sharing an artifact (ranges where only
+// the launch differs), so both "once per artifact" and "M picks its range"
+// can fail.
 TEST(LoaderTest, EachArtifactLoadsOnceAndMPicksItsRange) {
   HUMMINGD_REQUIRE_GPU();
-  absl::StatusOr<v1::KernelSet> set = ResolveDequant(
-      "weight=uint8,group=32,scale=bf16", 32, 64, TestArch(TestDevice()));
-  ASSERT_TRUE(set.ok()) << set.status();
+  absl::StatusOr<GemmLayerKernels> kernels =
+      ResolveGemm("weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 4096,
+                  4096, TestArch(TestDevice()));
+  ASSERT_TRUE(kernels.ok()) << kernels.status();
+  const v1::KernelSet& set = kernels->gemm;
+  ASSERT_GT(set.kernels_size(), 2);
+  std::set<std::string> artifact_keys;
+  for (const auto* kernels : {&set.kernels(), &set.prepare()}) {
+    for (const v1::Kernel& kernel : *kernels) {
+      artifact_keys.insert(kernel.artifact_key());
+    }
+  }
   ArtifactCache cache;
-  auto first = LoadedKernelSet::Load(*set, cache);
+  auto first = LoadedKernelSet::Load(set, cache);
   ASSERT_TRUE(first.ok()) << first.status();
   const int64_t loads = cache.loads();
-  EXPECT_GE(loads, 1);
+  EXPECT_EQ(loads, static_cast<int64_t>(artifact_keys.size()));
   // A second set for the same artifacts, without cubin bytes (as a
   // metadata-only answer would be), is served from the cache.
-  v1::KernelSet metadata_only = *set;
+  v1::KernelSet metadata_only = set;
   for (v1::Kernel& kernel : *metadata_only.mutable_kernels()) {
     kernel.clear_cubin();
   }
   auto second = LoadedKernelSet::Load(metadata_only, cache);
   ASSERT_TRUE(second.ok()) << second.status();
   EXPECT_EQ(cache.loads(), loads);
-  EXPECT_EQ((*second)->kernels().front().artifact.get(),
-            (*first)->kernels().front().artifact.get());
+  ASSERT_EQ((*second)->kernels().size(), (*first)->kernels().size());
+  for (size_t i = 0; i < (*first)->kernels().size(); ++i) {
+    EXPECT_EQ((*second)->kernels()[i].artifact.get(),
+              (*first)->kernels()[i].artifact.get());
+  }
 
   const LoadedKernelSet& loaded = **first;
   for (const LoadedKernel& kernel : loaded.kernels()) {
     for (int64_t m : {kernel.m_min, kernel.m_max}) {
       absl::StatusOr<const LoadedKernel*> picked = loaded.ForM(m);
       ASSERT_TRUE(picked.ok()) << picked.status();
-      EXPECT_EQ(*picked, &kernel);
+      EXPECT_EQ(*picked, &kernel) << "M=" << m;
     }
   }
   EXPECT_EQ(loaded.ForM(0).status().code(), absl::StatusCode::kOutOfRange);

@@ -38,7 +38,9 @@ TEST_F(ConcurrencyTest, ThirtyTwoIdenticalRequestsCompileOnce) {
     EXPECT_EQ(kernel.cubin(), responses[0].kernel_set().kernels(0).cubin());
     if (kernel.outcome() == v1::CACHE_OUTCOME_COMPILED) ++compiled;
   }
-  EXPECT_LE(compiled, 1);
+  // The one compile is reported to the request that ran it; the others
+  // shared it or hit the cache.
+  EXPECT_EQ(compiled, 1);
   auto stub = daemon->Stub();
   EXPECT_EQ(Counter(*stub, "compiles"), 1);
 }

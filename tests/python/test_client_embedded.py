@@ -3,6 +3,7 @@ through the real library: a GEMM set's ranges, lookup, launch params and
 max_m cut; the memo; the errors the C ABI returns, as exceptions."""
 
 import os
+import re
 import time
 import unittest
 
@@ -68,10 +69,16 @@ class EmbeddedClientTest(unittest.TestCase):
                 self.assertLessEqual(launch.threads_per_block, 1024)
                 for grid in (launch.grid_x, launch.grid_y, launch.grid_z):
                     self.assertGreaterEqual(grid, 1)
-                self.assertGreaterEqual(launch.m_per_block_x, 0)
-                # sm_90a's opt-in shared memory per block: 227 KiB.
-                self.assertTrue(0 <= launch.dynamic_shared_memory
-                                <= 227 * 1024)
+                # A GEMM grid grows by one block row per tile of tokens.
+                tile_tokens = int(re.search(r"tile=(\d+)x",
+                                            kernel.config).group(1))
+                self.assertEqual(launch.m_per_block_x, tile_tokens)
+                # sm_90a's opt-in shared memory per block: 227 KiB; its
+                # wgmma tiles stage operands in dynamic shared memory.
+                self.assertLessEqual(launch.dynamic_shared_memory,
+                                     227 * 1024)
+                if "mma=wgmma" in kernel.config:
+                    self.assertGreater(launch.dynamic_shared_memory, 0)
                 cubin = self.full.cubin(kernel.index)
                 self.assertEqual(len(cubin), kernel.cubin_size)
                 self.assertEqual(cubin[:4], b"\x7fELF")
@@ -146,7 +153,15 @@ class EmbeddedClientTest(unittest.TestCase):
                          "  - {name: a, n: 256, k: 256}\n"
                          "  - {name: b, n: 768, k: 256}\n"
                          % (ARCH, DEQUANT_SPEC))
+        def stored_bytes():
+            return sum(os.path.getsize(os.path.join(root, name))
+                       for root, _, names in os.walk(self.cache_dir)
+                       for name in names)
+
+        before = stored_bytes()
         self.client.prefetch_manifest(manifest)
+        # Two layers' plans and kernels were compiled and stored.
+        self.assertGreater(stored_bytes(), before + 1000)
         with self.assertRaises(hummingd.NotFoundError) as caught:
             self.client.prefetch_manifest(manifest + ".missing")
         self.assertIn("manifest: cannot open", caught.exception.message)

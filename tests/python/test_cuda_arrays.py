@@ -132,8 +132,11 @@ class TensorPointerTest(unittest.TestCase):
             layout = TensorLayout(dtype, (8,))
             for typestr in typestrs:
                 with self.subTest(dtype=dtype, typestr=typestr):
-                    cuda_arrays.tensor_pointer(
-                        FakeDeviceArray((8,), typestr), "t", layout)
+                    self.assertEqual(
+                        cuda_arrays.tensor_pointer(
+                            FakeDeviceArray((8,), typestr, pointer=0x7f0000001000),
+                            "t", layout),
+                        0x7f0000001000)
             with self.subTest(dtype=dtype, typestr=bad):
                 with self.assertRaises(hummingd.InvalidArgumentError):
                     cuda_arrays.tensor_pointer(

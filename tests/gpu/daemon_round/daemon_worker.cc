@@ -43,12 +43,13 @@ constexpr Layer kLayers[] = {
     {"weight=e2m1,group=16,scale=e4m3,scale2=tensor,act=bf16,out=bf16", 256,
      1024},
     {"weight=e2m1,group=32,scale=ue8m0,act=bf16,out=bf16", 90, 2880},
-    {"weight=uint4,group=64,scale=fp16,zero=float,act=fp16,out=fp16", 128,
-     512},
+    {"weight=uint4,group=64,scale=fp16,zero=float,act=fp16,out=fp16", 128, 512},
 };
 
 // GEMM layers through QuantizedLinear: real projection shapes and odd ones,
-// M values that hit every range of the plan.
+// M values in each of the decode token ranges the planner uses (1-5, 6-8,
+// 9-16, 17-32, 33-64) and three prefill sizes. gemm_gpu_test covers every
+// range of every plan through its own launcher; this covers the layer API.
 constexpr Layer kLinearLayers[] = {
     {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16", 4096, 4096},
     {"weight=uint4,group=128,scale=bf16,zero=int,act=bf16,out=bf16,bias=1",
@@ -59,7 +60,7 @@ constexpr Layer kLinearLayers[] = {
      1024},
     {"weight=uint3,group=64,scale=fp16,act=fp16,out=fp16", 80, 384},
 };
-constexpr int64_t kLinearMs[] = {1, 7, 17, 100, 300, 1100};
+constexpr int64_t kLinearMs[] = {1, 7, 12, 17, 48, 100, 300, 1100};
 
 int Fail(const std::string& what) {
   std::printf("worker: FAILED: %s\n", what.c_str());

@@ -129,7 +129,8 @@ TEST_F(ClientDaemonTest, InvalidRequestKeepsItsCodeAndField) {
   auto resolved = kernel_client->Resolve(LayerRequest(512, 1000));
   ASSERT_FALSE(resolved.ok());
   EXPECT_EQ(resolved.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(resolved.status().message().find("k"), std::string::npos)
+  EXPECT_NE(resolved.status().message().find("request.shape.k"),
+            std::string::npos)
       << resolved.status();
 }
 
