@@ -1,9 +1,12 @@
 #include "server/daemon.h"
 
 #include <chrono>
+#include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
 #include "cache/kernel_store.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
@@ -101,8 +104,24 @@ void Daemon::Shutdown() {
   // foreground requests get the grace period; whatever is still queued after
   // it is cancelled so that no handler waits on work that will never start.
   scheduler_->CancelQueued(/*prefetch_only=*/true);
+  // gRPC's Shutdown returns only once every callback call has finished, and
+  // a GetKernels call finishes only when its compiles do: cancelling the
+  // queue after Shutdown returns would run the whole queue first. So the
+  // queue is cancelled when the grace period ends, while Shutdown waits.
+  const absl::Duration grace = absl::Seconds(config_.shutdown_grace_seconds);
+  absl::Notification drained;
+  std::thread cancel_at_deadline([this, grace, &drained] {
+    if (!drained.WaitForNotificationWithTimeout(grace)) {
+      log::Info("event=shutdown phase=cancel_queued");
+      scheduler_->CancelQueued();
+    }
+  });
   server_->Shutdown(std::chrono::system_clock::now() +
-                    std::chrono::seconds(config_.shutdown_grace_seconds));
+                    absl::ToChronoSeconds(grace));
+  drained.Notify();
+  cancel_at_deadline.join();
+  // Requests that were being parsed when the queue was cancelled may have
+  // queued more; nobody is left to wait for them.
   scheduler_->CancelQueued();
   server_->Wait();
 }
