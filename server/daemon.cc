@@ -23,7 +23,11 @@ namespace hummingd {
 namespace {
 
 // A KernelSet with a few cubins must fit; anything beyond is a broken client.
-constexpr int kMaxMessageBytes = 256 << 20;
+constexpr int kMaxSendMessageBytes = 256 << 20;
+// Requests are small: a Prefetch of a model's few hundred layers takes tens
+// of KiB. A larger bound only lets one request make the daemon allocate more
+// (Prefetch begins every item before it waits on any).
+constexpr int kMaxReceiveMessageBytes = 4 << 20;
 
 }  // namespace
 
@@ -56,8 +60,8 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
-  builder.SetMaxReceiveMessageSize(kMaxMessageBytes);
-  builder.SetMaxSendMessageSize(kMaxMessageBytes);
+  builder.SetMaxReceiveMessageSize(kMaxReceiveMessageBytes);
+  builder.SetMaxSendMessageSize(kMaxSendMessageBytes);
   if (!config.socket_path.empty()) {
     RETURN_IF_ERROR(PrepareSocketPath(config.socket_path));
     builder.AddListeningPort(absl::StrCat("unix:", config.socket_path),

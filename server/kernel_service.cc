@@ -172,6 +172,12 @@ grpc::Status KernelServiceImpl::Prefetch(
     grpc::ServerContext* context, const v1::PrefetchRequest* request,
     grpc::ServerWriter<v1::PrefetchProgress>* writer) {
   requests_.fetch_add(1, std::memory_order_relaxed);
+  if (request->requests_size() > kMaxPrefetchItems) {
+    invalid_requests_.fetch_add(1, std::memory_order_relaxed);
+    return ToGrpcStatus(absl::InvalidArgumentError(
+        absl::StrCat("request.requests: at most ", kMaxPrefetchItems,
+                     " items (got ", request->requests_size(), ")")));
+  }
   std::vector<const v1::KernelRequest*> items;
   items.reserve(request->requests_size());
   for (const v1::KernelRequest& item : request->requests()) {
