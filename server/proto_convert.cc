@@ -11,6 +11,21 @@ absl::Status Invalid(absl::string_view field, absl::string_view rule) {
   return absl::InvalidArgumentError(absl::StrCat(field, ": ", rule));
 }
 
+// Bounds on the client's strings, far above any real value, checked before
+// anything parses or echoes them: error messages quote them, and a message
+// past gRPC's metadata limit arrives as RESOURCE_EXHAUSTED instead.
+constexpr size_t kMaxArchBytes = 64;         // "sm_90a"
+constexpr size_t kMaxSpecTextBytes = 1024;   // real specs take 60-120
+constexpr size_t kMaxDeviceNameBytes = 256;  // "NVIDIA H100 80GB HBM3"
+constexpr size_t kMaxNameBytes = 512;        // a layer name
+
+absl::Status CheckLength(absl::string_view field, absl::string_view value,
+                         size_t max_bytes) {
+  if (value.size() <= max_bytes) return absl::OkStatus();
+  return Invalid(field, absl::StrCat("at most ", max_bytes, " bytes (got ",
+                                     value.size(), ")"));
+}
+
 absl::StatusOr<DataType> DataTypeFromProto(v1::DataType value,
                                            absl::string_view field) {
   switch (value) {
@@ -194,6 +209,13 @@ absl::StatusOr<GemmKind> ParseGemmKind(absl::string_view text) {
 
 absl::StatusOr<KernelRequest> KernelRequestFromProto(
     const v1::KernelRequest& proto, const RequestLimits& limits) {
+  RETURN_IF_ERROR(CheckLength("request.name", proto.name(), kMaxNameBytes));
+  RETURN_IF_ERROR(
+      CheckLength("request.spec.text", proto.spec().text(), kMaxSpecTextBytes));
+  RETURN_IF_ERROR(
+      CheckLength("request.gpu.arch", proto.gpu().arch(), kMaxArchBytes));
+  RETURN_IF_ERROR(CheckLength("request.gpu.device_name",
+                              proto.gpu().device_name(), kMaxDeviceNameBytes));
   KernelRequest request;
   switch (proto.family()) {
     case v1::KERNEL_FAMILY_DEQUANT:

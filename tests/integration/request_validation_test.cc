@@ -83,6 +83,15 @@ std::vector<BadRequestCase> BadRequestCases() {
       {"launch ABI newer than the daemon",
        [](R* r) { r->mutable_request()->set_launch_abi(7); },
        "request.launch_abi: 7 is newer than this daemon"},
+      // Echoed whole, a 20 KB arch overflowed the client's metadata limit
+      // and the status arrived as RESOURCE_EXHAUSTED.
+      {"arch of 20000 characters",
+       [](R* r) {
+         r->mutable_request()->mutable_gpu()->set_arch(std::string(20000, 'x'));
+       },
+       "request.gpu.arch"},
+      {"spec text of 20000 characters", spec_text(std::string(20000, 'w')),
+       "request.spec.text"},
   };
 }
 

@@ -66,6 +66,23 @@ TEST(ProtoConvertTest, ErrorsNameTheRequestField) {
          // scale_type left unset
        },
        "request.spec.scale_type"},
+      // Client strings are bounded before anything echoes them: a 20 KB
+      // arch in an error message overflowed gRPC's metadata limit and turned
+      // INVALID_ARGUMENT into RESOURCE_EXHAUSTED.
+      {[](v1::KernelRequest* r) {
+         r->mutable_gpu()->set_arch(std::string(20000, 'x'));
+       },
+       "request.gpu.arch: at most"},
+      {[](v1::KernelRequest* r) {
+         r->mutable_spec()->set_text(std::string(20000, 'w'));
+       },
+       "request.spec.text: at most"},
+      {[](v1::KernelRequest* r) {
+         r->mutable_gpu()->set_device_name(std::string(20000, 'd'));
+       },
+       "request.gpu.device_name: at most"},
+      {[](v1::KernelRequest* r) { r->set_name(std::string(20000, 'n')); },
+       "request.name: at most"},
   };
   for (const Case& c : cases) {
     v1::KernelRequest request =
