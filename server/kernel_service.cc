@@ -209,6 +209,7 @@ grpc::Status KernelServiceImpl::Stats(grpc::ServerContext* context,
   counters["compile_jobs"] = pool.compiles;
   counters["singleflight_shared"] = pool.shared;
   counters["negative_cache_hits"] = pool.negative_hits;
+  counters["compiles_displaced"] = pool.displaced;
   counters["compiles_queued"] = pool.queued;
   counters["compiles_running"] = pool.running;
   // A memo hit confirms its artifacts in the store, so it is already counted
