@@ -26,6 +26,15 @@ absl::Status CheckLength(absl::string_view field, absl::string_view value,
                                      value.size(), ")"));
 }
 
+// Plausible hardware figures; 0 means unknown (the planner assumes the
+// arch's). The archs planned for have 64-228 KiB of opt-in shared memory per
+// block and under 200 SMs; a figure outside these ranges is a broken client,
+// and the planner's arithmetic on it goes wrong (1 byte of shared memory
+// was reported as a negative byte count).
+constexpr int kMinSharedMemoryOptin = 16 << 10;
+constexpr int kMaxSharedMemoryOptin = 1 << 20;
+constexpr int kMaxSmCount = 4096;
+
 absl::StatusOr<DataType> DataTypeFromProto(v1::DataType value,
                                            absl::string_view field) {
   switch (value) {
@@ -274,12 +283,19 @@ absl::StatusOr<KernelRequest> KernelRequestFromProto(
   absl::StatusOr<GpuTarget> gpu = ParseGpuArch(proto.gpu().arch());
   if (!gpu.ok()) return WithRequestPrefix(gpu.status());
   request.gpu = *gpu;
-  if (proto.gpu().sm_count() < 0) {
-    return Invalid("request.gpu.sm_count", "must be >= 0");
+  const int sm_count = proto.gpu().sm_count();
+  if (sm_count < 0 || sm_count > kMaxSmCount) {
+    return Invalid("request.gpu.sm_count",
+                   absl::StrCat("must be 0 (unknown) or 1..", kMaxSmCount,
+                                " (got ", sm_count, ")"));
   }
-  if (proto.gpu().max_shared_memory_per_block_optin() < 0) {
-    return Invalid("request.gpu.max_shared_memory_per_block_optin",
-                   "must be >= 0");
+  const int optin = proto.gpu().max_shared_memory_per_block_optin();
+  if (optin != 0 &&
+      (optin < kMinSharedMemoryOptin || optin > kMaxSharedMemoryOptin)) {
+    return Invalid(
+        "request.gpu.max_shared_memory_per_block_optin",
+        absl::StrCat("must be 0 (unknown) or ", kMinSharedMemoryOptin, "..",
+                     kMaxSharedMemoryOptin, " bytes (got ", optin, ")"));
   }
   request.gpu.sm_count = proto.gpu().sm_count();
   request.gpu.max_shared_memory_per_block_optin =
