@@ -220,5 +220,19 @@ TEST_F(LifecycleTest, SigtermCancelsQueuedCompilesWhenTheGracePeriodEnds) {
   EXPECT_NE(log.find("phase=cancel_queued"), std::string::npos) << log;
 }
 
+// The config table is what an operator reads to know how a daemon runs; a
+// quieter log level must not hide it.
+TEST_F(LifecycleTest, ConfigTableIsPrintedAtEveryLogLevel) {
+  auto daemon = StartDaemon({"--log-level", "warn"});
+  ASSERT_NE(daemon, nullptr);
+  auto exit_code = daemon->Stop();
+  ASSERT_TRUE(exit_code.ok()) << exit_code.status();
+  const std::string log = daemon->ReadLog();
+  EXPECT_NE(log.find("config compile-threads="), std::string::npos) << log;
+  EXPECT_NE(log.find("config log-level=warn"), std::string::npos) << log;
+  // The level still applies to everything after the table.
+  EXPECT_EQ(log.find("event=serving"), std::string::npos) << log;
+}
+
 }  // namespace
 }  // namespace hummingd::testing
