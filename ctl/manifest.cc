@@ -23,6 +23,18 @@ absl::Status Invalid(const std::string& where, absl::string_view rule) {
   return absl::InvalidArgumentError(absl::StrCat(where, ": ", rule));
 }
 
+// A mapping's key as text. YAML allows a sequence or a mapping as a key,
+// and as<std::string>() throws on one; the key is quoted as YAML, clipped.
+absl::StatusOr<std::string> KeyName(const YAML::Node& key,
+                                    const std::string& where) {
+  if (key.IsScalar()) return key.as<std::string>();
+  YAML::Emitter shown;
+  shown << YAML::Flow << key;
+  std::string text = shown.c_str();
+  if (text.size() > 64) text = text.substr(0, 61) + "...";
+  return Invalid(where, absl::StrCat("key ", text, " must be a string"));
+}
+
 absl::StatusOr<std::string> ScalarString(const YAML::Node& node,
                                          const std::string& where) {
   if (!node.IsScalar()) return Invalid(where, "must be a string");
@@ -79,7 +91,7 @@ absl::StatusOr<v1::KernelRequest> ParseLayer(const YAML::Node& layer,
                                       "experts", "top_k", "spec", "family",
                                       "arch",    "max_m"};
   for (const auto& item : layer) {
-    const std::string key = item.first.as<std::string>();
+    ASSIGN_OR_RETURN(const std::string key, KeyName(item.first, where));
     bool known = false;
     for (const char* allowed : kKeys) known |= key == allowed;
     if (!known) return Invalid(where, absl::StrCat("unknown key '", key, "'"));
@@ -152,24 +164,18 @@ absl::StatusOr<v1::KernelRequest> ParseLayer(const YAML::Node& layer,
   return request;
 }
 
-}  // namespace
-
-absl::StatusOr<std::vector<v1::KernelRequest>> ParseManifest(
-    const std::string& text, const ManifestOptions& options) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& error) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("manifest: not valid YAML/JSON: ", error.what()));
-  }
+// `root` is taken by value, not const: a const lookup of a missing key
+// yields an invalid node that throws when assigned, a non-const one an
+// undefined node that tests false.
+absl::StatusOr<std::vector<v1::KernelRequest>> ParseManifestNode(
+    YAML::Node root, const ManifestOptions& options) {
   LayerDefaults defaults;
   YAML::Node layers = root;
   if (root.IsMap()) {
     static const char* const kKeys[] = {"model", "arch",   "family", "spec",
                                         "kind",  "layers", "max_m"};
     for (const auto& item : root) {
-      const std::string key = item.first.as<std::string>();
+      ASSIGN_OR_RETURN(const std::string key, KeyName(item.first, "manifest"));
       bool known = false;
       for (const char* allowed : kKeys) known |= key == allowed;
       if (!known) {
@@ -203,6 +209,24 @@ absl::StatusOr<std::vector<v1::KernelRequest>> ParseManifest(
     requests.push_back(std::move(request));
   }
   return requests;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<v1::KernelRequest>> ParseManifest(
+    const std::string& text, const ManifestOptions& options) {
+  // No exception crosses this API (it reaches Python through the C ABI):
+  // the checks above cover the shapes a manifest may take, and this net
+  // turns any other yaml-cpp conversion error into a status.
+  try {
+    return ParseManifestNode(YAML::Load(text), options);
+  } catch (const YAML::ParserException& error) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("manifest: not valid YAML/JSON: ", error.what()));
+  } catch (const YAML::Exception& error) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("manifest: unexpected structure: ", error.what()));
+  }
 }
 
 absl::StatusOr<std::vector<v1::KernelRequest>> LoadManifestFile(

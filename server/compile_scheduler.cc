@@ -1,5 +1,6 @@
 #include "server/compile_scheduler.h"
 
+#include <iterator>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -63,6 +64,15 @@ CompileScheduler::~CompileScheduler() {
   for (auto& worker : workers_) worker.join();
 }
 
+void CompileScheduler::AbandonLocked(const std::shared_ptr<Job>& job) {
+  job->started = true;
+  if (auto it = in_flight_.find(job->key);
+      it != in_flight_.end() && it->second == job) {
+    in_flight_.erase(it);
+  }
+  --stats_.queued;
+}
+
 void CompileScheduler::CancelQueued(bool prefetch_only) {
   std::vector<std::shared_ptr<Job>> abandoned;
   {
@@ -70,30 +80,63 @@ void CompileScheduler::CancelQueued(bool prefetch_only) {
     for (int priority = prefetch_only ? 1 : 0; priority < 2; ++priority) {
       auto& queue = queues_[priority];
       for (auto& job : queue) {
-        if (!job->started) {
-          job->started = true;
-          abandoned.push_back(job);
-        }
+        // A promoted job's other copy, in the foreground queue, stays.
+        if (job->started || (prefetch_only && job->promoted)) continue;
+        AbandonLocked(job);
+        abandoned.push_back(job);
       }
       queue.clear();
     }
   }
   for (auto& job : abandoned) {
-    Finish(job, absl::CancelledError("daemon is shutting down"),
-           /*ran=*/false);
+    job->ticket->Complete(absl::CancelledError("daemon is shutting down"));
   }
+}
+
+std::shared_ptr<CompileScheduler::Job>
+CompileScheduler::DisplacePrefetchLocked() {
+  auto& queue = queues_[static_cast<int>(CompilePriority::kPrefetch)];
+  // The newest: the oldest has waited longest and is nearest to running.
+  for (auto it = queue.rbegin(); it != queue.rend(); ++it) {
+    std::shared_ptr<Job> job = *it;
+    if (job->started || job->promoted) continue;
+    queue.erase(std::next(it).base());
+    AbandonLocked(job);
+    ++stats_.displaced;
+    return job;
+  }
+  return nullptr;
 }
 
 absl::StatusOr<CompileScheduler::Submission> CompileScheduler::Submit(
     const std::string& key, CompilePriority priority, CompileFunction compile) {
-  absl::MutexLock lock(&mutex_);
+  std::shared_ptr<Job> displaced;
+  absl::StatusOr<Submission> submission;
+  {
+    absl::MutexLock lock(&mutex_);
+    submission = SubmitLocked(key, priority, std::move(compile), &displaced);
+  }
+  if (displaced != nullptr) {
+    log::Info(absl::StrCat("event=prefetch_displaced key=", displaced->key));
+    displaced->ticket->Complete(absl::ResourceExhaustedError(absl::StrCat(
+        "compile queue is full (", options_.max_queued,
+        " waiting compiles): prefetch compile displaced by foreground work")));
+  }
+  return submission;
+}
+
+absl::StatusOr<CompileScheduler::Submission> CompileScheduler::SubmitLocked(
+    const std::string& key, CompilePriority priority, CompileFunction compile,
+    std::shared_ptr<Job>* displaced) {
   if (stopping_) return absl::UnavailableError("daemon is shutting down");
 
   if (auto it = in_flight_.find(key); it != in_flight_.end()) {
     ++stats_.shared;
     std::shared_ptr<Job>& job = it->second;
-    if (priority == CompilePriority::kForeground && !job->started) {
+    if (priority == CompilePriority::kForeground && !job->started &&
+        job->priority == CompilePriority::kPrefetch && !job->promoted) {
       // Promotion: the copy in the prefetch queue is skipped once run.
+      job->promoted = true;
       queues_[0].push_back(job);
     }
     return Submission{job->ticket, /*joined_existing=*/true};
@@ -112,14 +155,22 @@ absl::StatusOr<CompileScheduler::Submission> CompileScheduler::Submit(
   }
 
   if (stats_.queued >= options_.max_queued) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "compile queue is full (", options_.max_queued, " waiting compiles)"));
+    // Queued prefetch work must not lock foreground requests out.
+    if (priority == CompilePriority::kForeground) {
+      *displaced = DisplacePrefetchLocked();
+    }
+    if (*displaced == nullptr) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("compile queue is full (", options_.max_queued,
+                       " waiting compiles)"));
+    }
   }
 
   auto job = std::make_shared<Job>();
   job->key = key;
   job->compile = std::move(compile);
   job->ticket = std::make_shared<CompileTicket>();
+  job->priority = priority;
   in_flight_.emplace(key, job);
   queues_[static_cast<int>(priority)].push_back(job);
   ++stats_.queued;
@@ -160,25 +211,21 @@ void CompileScheduler::WorkerLoop() {
       log::Warn(absl::StrCat("event=compile_failed key=", job->key, " error=\"",
                              result.status().message(), "\""));
     }
-    Finish(job, std::move(result), /*ran=*/true);
+    Finish(job, std::move(result));
   }
 }
 
 void CompileScheduler::Finish(const std::shared_ptr<Job>& job,
-                              absl::StatusOr<ArtifactPtr> result, bool ran) {
+                              absl::StatusOr<ArtifactPtr> result) {
   {
     absl::MutexLock lock(&mutex_);
     in_flight_.erase(job->key);
-    if (ran) {
-      --stats_.running;
-      ++stats_.compiles;
-      if (!result.ok()) {
-        ++stats_.compile_failures;
-        negative_[job->key] =
-            NegativeEntry{result.status(), absl::Now() + options_.negative_ttl};
-      }
-    } else {
-      --stats_.queued;
+    --stats_.running;
+    ++stats_.compiles;
+    if (!result.ok()) {
+      ++stats_.compile_failures;
+      negative_[job->key] =
+          NegativeEntry{result.status(), absl::Now() + options_.negative_ttl};
     }
   }
   job->ticket->Complete(std::move(result));

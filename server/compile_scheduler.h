@@ -62,8 +62,9 @@ struct CompileSchedulerStats {
   int64_t compile_failures = 0;  // of which failed
   int64_t shared = 0;            // requests that joined an in-flight compile
   int64_t negative_hits = 0;     // requests answered from the negative cache
-  int64_t queued = 0;            // waiting now
-  int64_t running = 0;           // compiling now
+  int64_t displaced = 0;  // queued prefetch jobs dropped for foreground ones
+  int64_t queued = 0;     // waiting now
+  int64_t running = 0;    // compiling now
 };
 
 class CompileScheduler {
@@ -84,17 +85,20 @@ class CompileScheduler {
   // Returns the ticket of the in-flight compile for `key`, or enqueues
   // `compile` under `key`. A foreground submission of a key queued at
   // prefetch priority promotes it. A key that failed within negative_ttl
-  // returns a finished ticket holding that failure.
+  // returns a finished ticket holding that failure. When max_queued jobs
+  // wait, a foreground submission displaces the newest queued prefetch job
+  // nobody waits on in the foreground (its waiters get RESOURCE_EXHAUSTED);
+  // RESOURCE_EXHAUSTED when there is none, and for prefetch submissions.
   absl::StatusOr<Submission> Submit(const std::string& key,
                                     CompilePriority priority,
                                     CompileFunction compile);
 
   CompileSchedulerStats Stats() const;
 
-  // Abandons queued (not yet running) compiles — only prefetch ones when
-  // `prefetch_only` — whose waiters get CANCELLED. Running compiles finish
-  // normally. Used at shutdown so that no request waits on work that will
-  // never start.
+  // Abandons queued (not yet running) compiles — only prefetch ones nobody
+  // waits on in the foreground when `prefetch_only` — whose waiters get
+  // CANCELLED. Running compiles finish normally. Used at shutdown so that no
+  // request waits on work that will never start.
   void CancelQueued(bool prefetch_only = false);
 
  private:
@@ -102,6 +106,11 @@ class CompileScheduler {
     std::string key;
     CompileFunction compile;
     std::shared_ptr<CompileTicket> ticket;
+    CompilePriority priority = CompilePriority::kForeground;
+    // A prefetch job a foreground submission joined: it sits in both queues
+    // and is foreground work now, so neither a prefetch-only cancel nor a
+    // displacement may drop it.
+    bool promoted = false;
     bool started = false;
   };
   struct NegativeEntry {
@@ -109,12 +118,27 @@ class CompileScheduler {
     absl::Time expires;
   };
 
+  // Submit's work under the lock; `*displaced` is set to the job abandoned to
+  // make room, whose ticket Submit completes once the lock is released.
+  absl::StatusOr<Submission> SubmitLocked(const std::string& key,
+                                          CompilePriority priority,
+                                          CompileFunction compile,
+                                          std::shared_ptr<Job>* displaced)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   void WorkerLoop();
   std::shared_ptr<Job> TakeNextJobLocked()
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  // `ran`: the compile function ran (false: abandoned at shutdown).
+  // Takes a queued job out of the books (in flight, queued count) at once,
+  // so that a later submission of its key starts afresh; the caller
+  // completes its ticket after releasing the lock.
+  void AbandonLocked(const std::shared_ptr<Job>& job)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // The newest queued prefetch job nobody waits on in the foreground,
+  // abandoned; null when there is none.
+  std::shared_ptr<Job> DisplacePrefetchLocked()
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   void Finish(const std::shared_ptr<Job>& job,
-              absl::StatusOr<ArtifactPtr> result, bool ran);
+              absl::StatusOr<ArtifactPtr> result);
 
   const CompileSchedulerOptions options_;
   mutable absl::Mutex mutex_;

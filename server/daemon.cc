@@ -1,9 +1,12 @@
 #include "server/daemon.h"
 
 #include <chrono>
+#include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
 #include "cache/kernel_store.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
@@ -20,7 +23,11 @@ namespace hummingd {
 namespace {
 
 // A KernelSet with a few cubins must fit; anything beyond is a broken client.
-constexpr int kMaxMessageBytes = 256 << 20;
+constexpr int kMaxSendMessageBytes = 256 << 20;
+// Requests are small: a Prefetch of a model's few hundred layers takes tens
+// of KiB. A larger bound only lets one request make the daemon allocate more
+// (Prefetch begins every item before it waits on any).
+constexpr int kMaxReceiveMessageBytes = 4 << 20;
 
 }  // namespace
 
@@ -53,8 +60,8 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
-  builder.SetMaxReceiveMessageSize(kMaxMessageBytes);
-  builder.SetMaxSendMessageSize(kMaxMessageBytes);
+  builder.SetMaxReceiveMessageSize(kMaxReceiveMessageBytes);
+  builder.SetMaxSendMessageSize(kMaxSendMessageBytes);
   if (!config.socket_path.empty()) {
     RETURN_IF_ERROR(PrepareSocketPath(config.socket_path));
     builder.AddListeningPort(absl::StrCat("unix:", config.socket_path),
@@ -101,8 +108,24 @@ void Daemon::Shutdown() {
   // foreground requests get the grace period; whatever is still queued after
   // it is cancelled so that no handler waits on work that will never start.
   scheduler_->CancelQueued(/*prefetch_only=*/true);
+  // gRPC's Shutdown returns only once every callback call has finished, and
+  // a GetKernels call finishes only when its compiles do: cancelling the
+  // queue after Shutdown returns would run the whole queue first. So the
+  // queue is cancelled when the grace period ends, while Shutdown waits.
+  const absl::Duration grace = absl::Seconds(config_.shutdown_grace_seconds);
+  absl::Notification drained;
+  std::thread cancel_at_deadline([this, grace, &drained] {
+    if (!drained.WaitForNotificationWithTimeout(grace)) {
+      log::Info("event=shutdown phase=cancel_queued");
+      scheduler_->CancelQueued();
+    }
+  });
   server_->Shutdown(std::chrono::system_clock::now() +
-                    std::chrono::seconds(config_.shutdown_grace_seconds));
+                    absl::ToChronoSeconds(grace));
+  drained.Notify();
+  cancel_at_deadline.join();
+  // Requests that were being parsed when the queue was cancelled may have
+  // queued more; nobody is left to wait for them.
   scheduler_->CancelQueued();
   server_->Wait();
 }

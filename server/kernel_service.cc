@@ -172,6 +172,12 @@ grpc::Status KernelServiceImpl::Prefetch(
     grpc::ServerContext* context, const v1::PrefetchRequest* request,
     grpc::ServerWriter<v1::PrefetchProgress>* writer) {
   requests_.fetch_add(1, std::memory_order_relaxed);
+  if (request->requests_size() > kMaxPrefetchItems) {
+    invalid_requests_.fetch_add(1, std::memory_order_relaxed);
+    return ToGrpcStatus(absl::InvalidArgumentError(
+        absl::StrCat("request.requests: at most ", kMaxPrefetchItems,
+                     " items (got ", request->requests_size(), ")")));
+  }
   std::vector<const v1::KernelRequest*> items;
   items.reserve(request->requests_size());
   for (const v1::KernelRequest& item : request->requests()) {
@@ -203,6 +209,7 @@ grpc::Status KernelServiceImpl::Stats(grpc::ServerContext* context,
   counters["compile_jobs"] = pool.compiles;
   counters["singleflight_shared"] = pool.shared;
   counters["negative_cache_hits"] = pool.negative_hits;
+  counters["compiles_displaced"] = pool.displaced;
   counters["compiles_queued"] = pool.queued;
   counters["compiles_running"] = pool.running;
   // A memo hit confirms its artifacts in the store, so it is already counted

@@ -80,14 +80,16 @@ int main(int argc, char** argv) {
                  std::string(valid.message()).c_str());
     return 2;
   }
-  hummingd::log::Level level;
-  hummingd::log::ParseLevel(config.log_level, &level);
-  hummingd::log::SetLevel(level);
+  // The table is printed before the level applies: an operator needs it to
+  // know how the daemon runs whatever the level, warn and error included.
   for (const hummingd::ConfigRow& row : hummingd::DescribeConfig(config)) {
     hummingd::log::Info(absl::StrCat("config ", row.name, "=", row.value,
                                      " default=", row.default_value,
                                      " range=", row.range, " # ", row.help));
   }
+  hummingd::log::Level level;
+  hummingd::log::ParseLevel(config.log_level, &level);
+  hummingd::log::SetLevel(level);
 
   auto daemon = hummingd::Daemon::Start(config);
   if (!daemon.ok()) {

@@ -16,6 +16,11 @@
 
 namespace hummingd {
 
+// Most items one Prefetch request may carry: every item is parsed and
+// begun before any is waited on, so the count bounds what one request makes
+// the daemon hold. A model's manifest has tens to hundreds of layers.
+inline constexpr int kMaxPrefetchItems = 4096;
+
 struct PrefetchOutcome {
   int64_t items = 0;
   int64_t invalid = 0;   // items refused by validation

@@ -11,6 +11,30 @@ absl::Status Invalid(absl::string_view field, absl::string_view rule) {
   return absl::InvalidArgumentError(absl::StrCat(field, ": ", rule));
 }
 
+// Bounds on the client's strings, far above any real value, checked before
+// anything parses or echoes them: error messages quote them, and a message
+// past gRPC's metadata limit arrives as RESOURCE_EXHAUSTED instead.
+constexpr size_t kMaxArchBytes = 64;         // "sm_90a"
+constexpr size_t kMaxSpecTextBytes = 1024;   // real specs take 60-120
+constexpr size_t kMaxDeviceNameBytes = 256;  // "NVIDIA H100 80GB HBM3"
+constexpr size_t kMaxNameBytes = 512;        // a layer name
+
+absl::Status CheckLength(absl::string_view field, absl::string_view value,
+                         size_t max_bytes) {
+  if (value.size() <= max_bytes) return absl::OkStatus();
+  return Invalid(field, absl::StrCat("at most ", max_bytes, " bytes (got ",
+                                     value.size(), ")"));
+}
+
+// Plausible hardware figures; 0 means unknown (the planner assumes the
+// arch's). The archs planned for have 64-228 KiB of opt-in shared memory per
+// block and under 200 SMs; a figure outside these ranges is a broken client,
+// and the planner's arithmetic on it goes wrong (1 byte of shared memory
+// was reported as a negative byte count).
+constexpr int kMinSharedMemoryOptin = 16 << 10;
+constexpr int kMaxSharedMemoryOptin = 1 << 20;
+constexpr int kMaxSmCount = 4096;
+
 absl::StatusOr<DataType> DataTypeFromProto(v1::DataType value,
                                            absl::string_view field) {
   switch (value) {
@@ -194,6 +218,13 @@ absl::StatusOr<GemmKind> ParseGemmKind(absl::string_view text) {
 
 absl::StatusOr<KernelRequest> KernelRequestFromProto(
     const v1::KernelRequest& proto, const RequestLimits& limits) {
+  RETURN_IF_ERROR(CheckLength("request.name", proto.name(), kMaxNameBytes));
+  RETURN_IF_ERROR(
+      CheckLength("request.spec.text", proto.spec().text(), kMaxSpecTextBytes));
+  RETURN_IF_ERROR(
+      CheckLength("request.gpu.arch", proto.gpu().arch(), kMaxArchBytes));
+  RETURN_IF_ERROR(CheckLength("request.gpu.device_name",
+                              proto.gpu().device_name(), kMaxDeviceNameBytes));
   KernelRequest request;
   switch (proto.family()) {
     case v1::KERNEL_FAMILY_DEQUANT:
@@ -252,12 +283,19 @@ absl::StatusOr<KernelRequest> KernelRequestFromProto(
   absl::StatusOr<GpuTarget> gpu = ParseGpuArch(proto.gpu().arch());
   if (!gpu.ok()) return WithRequestPrefix(gpu.status());
   request.gpu = *gpu;
-  if (proto.gpu().sm_count() < 0) {
-    return Invalid("request.gpu.sm_count", "must be >= 0");
+  const int sm_count = proto.gpu().sm_count();
+  if (sm_count < 0 || sm_count > kMaxSmCount) {
+    return Invalid("request.gpu.sm_count",
+                   absl::StrCat("must be 0 (unknown) or 1..", kMaxSmCount,
+                                " (got ", sm_count, ")"));
   }
-  if (proto.gpu().max_shared_memory_per_block_optin() < 0) {
-    return Invalid("request.gpu.max_shared_memory_per_block_optin",
-                   "must be >= 0");
+  const int optin = proto.gpu().max_shared_memory_per_block_optin();
+  if (optin != 0 &&
+      (optin < kMinSharedMemoryOptin || optin > kMaxSharedMemoryOptin)) {
+    return Invalid(
+        "request.gpu.max_shared_memory_per_block_optin",
+        absl::StrCat("must be 0 (unknown) or ", kMinSharedMemoryOptin, "..",
+                     kMaxSharedMemoryOptin, " bytes (got ", optin, ")"));
   }
   request.gpu.sm_count = proto.gpu().sm_count();
   request.gpu.max_shared_memory_per_block_optin =

@@ -6,11 +6,13 @@
 #include <chrono>
 #include <cstdlib>
 #include <thread>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 #include "gtest/gtest.h"
+#include "kernels/launch_abi.h"
 #include "tests/integration/daemon_test_util.h"
 
 namespace hummingd::testing {
@@ -165,6 +167,71 @@ TEST_F(LifecycleTest, RequestDeadlineIsHonouredAndTheCompileGoesOn) {
   ASSERT_TRUE(Get(*stub, request, &response).ok());
   EXPECT_EQ(response.kernel_set().kernels(0).outcome(), v1::CACHE_OUTCOME_HIT);
   EXPECT_EQ(Counter(*stub, "compiles"), compiles);
+}
+
+TEST_F(LifecycleTest, SigtermCancelsQueuedCompilesWhenTheGracePeriodEnds) {
+  // One compile thread and many distinct GEMM sets queue far more compile
+  // time than the grace period (each GEMM compile takes 150-300 ms).
+  auto daemon =
+      StartDaemon({"--compile-threads", "1", "--shutdown-grace-seconds", "1"});
+  ASSERT_NE(daemon, nullptr);
+  auto stub = daemon->Stub();
+  constexpr int kCalls = 8;
+  std::vector<std::thread> calls;
+  std::vector<grpc::Status> statuses(kCalls);
+  for (int i = 0; i < kCalls; ++i) {
+    calls.emplace_back([&, i] {
+      v1::GetKernelsRequest request = DequantRequest(1024 * (i + 1), 4096);
+      request.mutable_request()->set_family(v1::KERNEL_FAMILY_GEMM);
+      request.mutable_request()->set_launch_abi(kCurrentLaunchAbi);
+      request.set_metadata_only(true);
+      v1::GetKernelsResponse response;
+      statuses[i] = Get(*stub, request, &response);
+    });
+  }
+  // Wait until every call is in the daemon and the queue holds work.
+  const auto give_up =
+      std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while ((Counter(*stub, "requests") < kCalls ||
+          Counter(*stub, "compiles_queued") < 30) &&
+         std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  const int64_t queued = Counter(*stub, "compiles_queued");
+  ASSERT_GE(queued, 30) << "too little queued work to tell";
+
+  const auto signalled = std::chrono::steady_clock::now();
+  auto exit_code = daemon->Stop(/*timeout_seconds=*/120);
+  const double seconds = std::chrono::duration<double>(
+                             std::chrono::steady_clock::now() - signalled)
+                             .count();
+  for (std::thread& call : calls) call.join();
+  ASSERT_TRUE(exit_code.ok()) << exit_code.status();
+  EXPECT_EQ(*exit_code, 0);
+  // Grace (1 s) + the one running compile + closing; running the queue of
+  // >= 30 compiles would take far longer.
+  EXPECT_LT(seconds, 6.0) << queued << " compiles were queued";
+  int cancelled = 0;
+  for (const grpc::Status& status : statuses) {
+    if (status.error_code() == grpc::StatusCode::CANCELLED) ++cancelled;
+  }
+  EXPECT_GT(cancelled, 0);
+  const std::string log = daemon->ReadLog();
+  EXPECT_NE(log.find("phase=cancel_queued"), std::string::npos) << log;
+}
+
+// The config table is what an operator reads to know how a daemon runs; a
+// quieter log level must not hide it.
+TEST_F(LifecycleTest, ConfigTableIsPrintedAtEveryLogLevel) {
+  auto daemon = StartDaemon({"--log-level", "warn"});
+  ASSERT_NE(daemon, nullptr);
+  auto exit_code = daemon->Stop();
+  ASSERT_TRUE(exit_code.ok()) << exit_code.status();
+  const std::string log = daemon->ReadLog();
+  EXPECT_NE(log.find("config compile-threads="), std::string::npos) << log;
+  EXPECT_NE(log.find("config log-level=warn"), std::string::npos) << log;
+  // The level still applies to everything after the table.
+  EXPECT_EQ(log.find("event=serving"), std::string::npos) << log;
 }
 
 }  // namespace

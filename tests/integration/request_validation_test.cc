@@ -83,6 +83,15 @@ std::vector<BadRequestCase> BadRequestCases() {
       {"launch ABI newer than the daemon",
        [](R* r) { r->mutable_request()->set_launch_abi(7); },
        "request.launch_abi: 7 is newer than this daemon"},
+      // Echoed whole, a 20 KB arch overflowed the client's metadata limit
+      // and the status arrived as RESOURCE_EXHAUSTED.
+      {"arch of 20000 characters",
+       [](R* r) {
+         r->mutable_request()->mutable_gpu()->set_arch(std::string(20000, 'x'));
+       },
+       "request.gpu.arch"},
+      {"spec text of 20000 characters", spec_text(std::string(20000, 'w')),
+       "request.spec.text"},
   };
 }
 
@@ -164,6 +173,62 @@ TEST_F(RequestValidationTest, UnimplementedFamilyIsAClearError) {
       << status.error_message();
   EXPECT_NE(status.error_message().find("shape.kind"), std::string::npos)
       << status.error_message();
+}
+
+// Prefetch parses and begins every item before waiting on any, so the item
+// count bounds what one request can make the daemon allocate.
+TEST_F(RequestValidationTest, PrefetchWithTooManyItemsIsRefused) {
+  auto daemon = StartDaemon();
+  ASSERT_NE(daemon, nullptr);
+  auto stub = daemon->Stub();
+  v1::PrefetchRequest prefetch;
+  for (int i = 0; i < 4097; ++i) {
+    *prefetch.add_requests() = DequantRequest(4096, 4096).request();
+  }
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() +
+                       std::chrono::seconds(120));
+  auto reader = stub->Prefetch(&context, prefetch);
+  v1::PrefetchProgress progress;
+  int reported = 0;
+  while (reader->Read(&progress)) ++reported;
+  grpc::Status status = reader->Finish();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
+      << status.error_message();
+  EXPECT_NE(status.error_message().find(
+                "request.requests: at most 4096 items (got 4097)"),
+            std::string::npos)
+      << status.error_message();
+  EXPECT_EQ(reported, 0);
+  EXPECT_EQ(Counter(*stub, "compiles"), 0);
+  EXPECT_EQ(Counter(*stub, "invalid_requests"), 1);
+}
+
+// Requests are small (a Prefetch of 4096 layers is well under 1 MiB);
+// responses carrying cubins may be large, requests may not.
+TEST_F(RequestValidationTest, OversizeRequestMessagesAreRefused) {
+  auto daemon = StartDaemon();
+  ASSERT_NE(daemon, nullptr);
+  auto stub = daemon->Stub();
+  v1::PrefetchRequest prefetch;
+  v1::KernelRequest* item = prefetch.add_requests();
+  *item = DequantRequest(4096, 4096).request();
+  item->set_name(std::string(8 << 20, 'n'));
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() +
+                       std::chrono::seconds(60));
+  auto reader = stub->Prefetch(&context, prefetch);
+  v1::PrefetchProgress progress;
+  while (reader->Read(&progress)) {
+  }
+  grpc::Status status = reader->Finish();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+      << status.error_message();
+  EXPECT_EQ(Counter(*stub, "prefetch_items"), 0);
+
+  // The daemon goes on serving.
+  v1::GetKernelsResponse response;
+  ASSERT_TRUE(Get(*stub, DequantRequest(1024, 1024), &response).ok());
 }
 
 }  // namespace

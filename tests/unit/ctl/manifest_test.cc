@@ -141,6 +141,32 @@ TEST(ManifestTest, StructuralErrorsNameTheLayerAndKey) {
   }
 }
 
+// A key that is a sequence or a mapping is valid YAML; it used to escape as
+// YAML::TypedBadConversion, aborting hummingctl and, through the C ABI's
+// hummingd_prefetch_manifest, the Python process.
+TEST(ManifestTest, NonScalarKeysAreInvalidArgumentNotAThrow) {
+  struct Case {
+    const char* text;
+    const char* where;
+  };
+  const Case cases[] = {
+      {"? [a, b]\n: 1\nlayers: []\n", "manifest: key [a, b]"},
+      {"? {x: 1}\n: 1\narch: sm_90a\nlayers:\n  - {n: 1, k: 1}\n",
+       "manifest: key {x: 1}"},
+      {"arch: sm_90a\nspec: s\nlayers:\n  - {? [n, k]: 1, n: 1, k: 1}\n",
+       "layers[0]: key [n, k]"},
+  };
+  for (const Case& c : cases) {
+    absl::StatusOr<std::vector<v1::KernelRequest>> result;
+    EXPECT_NO_THROW(result = ParseManifest(c.text, ManifestOptions()))
+        << c.text;
+    ASSERT_FALSE(result.ok()) << c.text;
+    EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(result.status().message().find(c.where), std::string::npos)
+        << "'" << result.status().message() << "' should name " << c.where;
+  }
+}
+
 TEST(ManifestTest, ShippedExamplesParse) {
   const std::filesystem::path examples =
       std::filesystem::path(HUMMINGD_SOURCE_DIR) / "deploy" / "examples";

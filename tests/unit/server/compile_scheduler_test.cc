@@ -4,6 +4,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
 
@@ -186,6 +187,110 @@ TEST(CompileSchedulerTest, QueueBoundIsEnforced) {
   auto refused = scheduler.Submit("c", CompilePriority::kPrefetch, quick);
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kResourceExhausted);
   release.Notify();
+}
+
+// Runs `compile` on the only thread until `release`, so that whatever is
+// submitted next queues.
+std::shared_ptr<const CompileTicket> OccupyTheOnlyThread(
+    CompileScheduler& scheduler, absl::Notification& release) {
+  auto blocker = scheduler.Submit("blocker", CompilePriority::kForeground,
+                                  [&]() -> absl::StatusOr<ArtifactPtr> {
+                                    release.WaitForNotification();
+                                    return MakeArtifact("blocker");
+                                  });
+  EXPECT_TRUE(blocker.ok());
+  while (scheduler.Stats().running == 0) std::this_thread::yield();
+  return blocker.ok() ? blocker->ticket : nullptr;
+}
+
+CompileFunction Quick(const std::string& tag) {
+  return [tag]() -> absl::StatusOr<ArtifactPtr> { return MakeArtifact(tag); };
+}
+
+// At SIGTERM the daemon drops queued prefetch work at once; a prefetch job a
+// foreground request joined is foreground work now and gets the grace
+// period like any other.
+TEST(CompileSchedulerTest, PrefetchOnlyCancelSparesPromotedJobs) {
+  absl::Notification release;  // outlives the scheduler's threads
+  CompileScheduler scheduler({.threads = 1});
+  // Released on every path out, so that a failed assertion cannot leave
+  // the scheduler's destructor joining a blocked thread.
+  absl::Cleanup unblock = [&] {
+    if (!release.HasBeenNotified()) release.Notify();
+  };
+  auto blocker = OccupyTheOnlyThread(scheduler, release);
+  auto promoted = scheduler.Submit("p", CompilePriority::kPrefetch, Quick("p"));
+  auto joined = scheduler.Submit("p", CompilePriority::kForeground, Quick("x"));
+  auto dropped = scheduler.Submit("q", CompilePriority::kPrefetch, Quick("q"));
+  ASSERT_TRUE(promoted.ok() && joined.ok() && dropped.ok());
+  ASSERT_TRUE(joined->joined_existing);
+
+  scheduler.CancelQueued(/*prefetch_only=*/true);
+  EXPECT_EQ(dropped->ticket->Wait(absl::InfiniteFuture()).status().code(),
+            absl::StatusCode::kCancelled);
+  EXPECT_FALSE(joined->ticket->Done());
+  EXPECT_EQ(scheduler.Stats().queued, 1);
+  std::move(unblock).Invoke();
+  auto result = joined->ticket->Wait(absl::InfiniteFuture());
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ((*result)->cubin, "cubin-p");
+  EXPECT_EQ(scheduler.Stats().compiles, 2);  // the blocker and "p"
+}
+
+// A full queue of prefetch work must not lock foreground requests out: the
+// newest queued prefetch job nobody waits on in the foreground makes room.
+TEST(CompileSchedulerTest, ForegroundDisplacesQueuedPrefetchWhenFull) {
+  absl::Notification release;  // outlives the scheduler's threads
+  CompileScheduler scheduler({.threads = 1, .max_queued = 3});
+  // Released on every path out, so that a failed assertion cannot leave
+  // the scheduler's destructor joining a blocked thread.
+  absl::Cleanup unblock = [&] {
+    if (!release.HasBeenNotified()) release.Notify();
+  };
+  auto blocker = OccupyTheOnlyThread(scheduler, release);
+  auto oldest = scheduler.Submit("a", CompilePriority::kPrefetch, Quick("a"));
+  auto wanted = scheduler.Submit("b", CompilePriority::kPrefetch, Quick("b"));
+  auto newest = scheduler.Submit("c", CompilePriority::kPrefetch, Quick("c"));
+  ASSERT_TRUE(oldest.ok() && wanted.ok() && newest.ok());
+  // "b" is promoted: a foreground request waits on it.
+  ASSERT_TRUE(
+      scheduler.Submit("b", CompilePriority::kForeground, Quick("x")).ok());
+  // Prefetch work is still refused when full.
+  EXPECT_EQ(scheduler.Submit("d", CompilePriority::kPrefetch, Quick("d"))
+                .status()
+                .code(),
+            absl::StatusCode::kResourceExhausted);
+
+  auto first =
+      scheduler.Submit("f1", CompilePriority::kForeground, Quick("f1"));
+  ASSERT_TRUE(first.ok()) << first.status();
+  auto displaced = newest->ticket->Wait(absl::InfiniteFuture());
+  EXPECT_EQ(displaced.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(displaced.status().message().find("displaced by foreground work"),
+            std::string::npos)
+      << displaced.status();
+  auto second =
+      scheduler.Submit("f2", CompilePriority::kForeground, Quick("f2"));
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_EQ(oldest->ticket->Wait(absl::InfiniteFuture()).status().code(),
+            absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(scheduler.Stats().queued, 3);  // b, f1, f2
+  // Only foreground work is queued now: the bound holds for it too.
+  EXPECT_EQ(scheduler.Submit("f3", CompilePriority::kForeground, Quick("f3"))
+                .status()
+                .code(),
+            absl::StatusCode::kResourceExhausted);
+
+  std::move(unblock).Invoke();
+  for (const auto* ticket :
+       {&wanted->ticket, &first->ticket, &second->ticket}) {
+    EXPECT_TRUE((*ticket)->Wait(absl::InfiniteFuture()).ok());
+  }
+  // A displaced job is not a failed compile: asked again, it runs.
+  auto again = scheduler.Submit("c", CompilePriority::kPrefetch, Quick("c"));
+  ASSERT_TRUE(again.ok());
+  EXPECT_TRUE(again->ticket->Wait(absl::InfiniteFuture()).ok());
+  EXPECT_EQ(scheduler.Stats().compile_failures, 0);
 }
 
 }  // namespace

@@ -66,6 +66,35 @@ TEST(ProtoConvertTest, ErrorsNameTheRequestField) {
          // scale_type left unset
        },
        "request.spec.scale_type"},
+      // Client strings are bounded before anything echoes them: a 20 KB
+      // arch in an error message overflowed gRPC's metadata limit and turned
+      // INVALID_ARGUMENT into RESOURCE_EXHAUSTED.
+      {[](v1::KernelRequest* r) {
+         r->mutable_gpu()->set_arch(std::string(20000, 'x'));
+       },
+       "request.gpu.arch: at most"},
+      {[](v1::KernelRequest* r) {
+         r->mutable_spec()->set_text(std::string(20000, 'w'));
+       },
+       "request.spec.text: at most"},
+      {[](v1::KernelRequest* r) {
+         r->mutable_gpu()->set_device_name(std::string(20000, 'd'));
+       },
+       "request.gpu.device_name: at most"},
+      {[](v1::KernelRequest* r) { r->set_name(std::string(20000, 'n')); },
+       "request.name: at most"},
+      // Hardware figures out of any real GPU's range: 1 byte of opt-in
+      // shared memory made the planner report a negative byte count.
+      {[](v1::KernelRequest* r) {
+         r->mutable_gpu()->set_max_shared_memory_per_block_optin(1);
+       },
+       "request.gpu.max_shared_memory_per_block_optin"},
+      {[](v1::KernelRequest* r) {
+         r->mutable_gpu()->set_max_shared_memory_per_block_optin(4 << 20);
+       },
+       "request.gpu.max_shared_memory_per_block_optin"},
+      {[](v1::KernelRequest* r) { r->mutable_gpu()->set_sm_count(100000); },
+       "request.gpu.sm_count"},
   };
   for (const Case& c : cases) {
     v1::KernelRequest request =
@@ -77,6 +106,23 @@ TEST(ProtoConvertTest, ErrorsNameTheRequestField) {
     EXPECT_NE(result.status().message().find(c.field), std::string::npos)
         << "'" << result.status().message() << "' should name " << c.field;
   }
+}
+
+// The figures real GPUs report pass: unknown (0) and an H100's.
+TEST(ProtoConvertTest, RealGpuFiguresPass) {
+  v1::KernelRequest request =
+      TextRequest("weight=uint4,group=128,scale=fp16,act=fp16,out=fp16");
+  request.mutable_gpu()->set_device_name("NVIDIA H100 80GB HBM3");
+  auto unknown = KernelRequestFromProto(request, RequestLimits());
+  ASSERT_TRUE(unknown.ok()) << unknown.status();
+  EXPECT_EQ(unknown->gpu.sm_count, 0);
+  request.mutable_gpu()->set_sm_count(132);
+  request.mutable_gpu()->set_max_shared_memory_per_block_optin(232448);
+  auto h100 = KernelRequestFromProto(request, RequestLimits());
+  ASSERT_TRUE(h100.ok()) << h100.status();
+  EXPECT_EQ(h100->gpu.sm_count, 132);
+  EXPECT_EQ(h100->gpu.max_shared_memory_per_block_optin, 232448);
+  EXPECT_EQ(h100->gpu.device_name, "NVIDIA H100 80GB HBM3");
 }
 
 // launch_abi: absent is the original layout (clients before the field),
