@@ -25,9 +25,11 @@ namespace {
 // A KernelSet with a few cubins must fit; anything beyond is a broken client.
 constexpr int kMaxSendMessageBytes = 256 << 20;
 // Requests are small: a Prefetch of a model's few hundred layers takes tens
-// of KiB. A larger bound only lets one request make the daemon allocate more
-// (Prefetch begins every item before it waits on any).
-constexpr int kMaxReceiveMessageBytes = 4 << 20;
+// of KiB, and kMaxPrefetchItems items at every string's length limit
+// (proto_convert.cc) under 8 MiB. A larger bound only lets one request make
+// the daemon allocate more (Prefetch begins every item before it waits on
+// any).
+constexpr int kMaxReceiveMessageBytes = 8 << 20;
 
 }  // namespace
 

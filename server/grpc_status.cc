@@ -25,13 +25,13 @@ std::string ClippedMessage(absl::string_view message) {
 }  // namespace
 
 // Both enumerate google.rpc.Code, so codes map one to one.
-grpc::Status ToGrpcStatus(const absl::Status &status) {
+grpc::Status ToGrpcStatus(const absl::Status& status) {
   if (status.ok()) return grpc::Status::OK;
   return grpc::Status(static_cast<grpc::StatusCode>(status.code()),
                       ClippedMessage(status.message()));
 }
 
-absl::Status FromGrpcStatus(const grpc::Status &status) {
+absl::Status FromGrpcStatus(const grpc::Status& status) {
   if (status.ok()) return absl::OkStatus();
   return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
                       status.error_message());

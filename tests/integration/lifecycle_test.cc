@@ -211,11 +211,18 @@ TEST_F(LifecycleTest, SigtermCancelsQueuedCompilesWhenTheGracePeriodEnds) {
   // Grace (1 s) + the one running compile + closing; running the queue of
   // >= 30 compiles would take far longer.
   EXPECT_LT(seconds, 6.0) << queued << " compiles were queued";
-  int cancelled = 0;
+  // Calls still waiting when the grace period ends fail: CANCELLED from the
+  // cancelled queue, or UNAVAILABLE when gRPC's own deadline cancels the
+  // call first (the two race).
+  int cut_short = 0;
   for (const grpc::Status& status : statuses) {
-    if (status.error_code() == grpc::StatusCode::CANCELLED) ++cancelled;
+    if (status.ok()) continue;
+    EXPECT_TRUE(status.error_code() == grpc::StatusCode::CANCELLED ||
+                status.error_code() == grpc::StatusCode::UNAVAILABLE)
+        << status.error_code() << ": " << status.error_message();
+    ++cut_short;
   }
-  EXPECT_GT(cancelled, 0);
+  EXPECT_GT(cut_short, 0);
   const std::string log = daemon->ReadLog();
   EXPECT_NE(log.find("phase=cancel_queued"), std::string::npos) << log;
 }

@@ -213,7 +213,7 @@ TEST_F(RequestValidationTest, OversizeRequestMessagesAreRefused) {
   v1::PrefetchRequest prefetch;
   v1::KernelRequest* item = prefetch.add_requests();
   *item = DequantRequest(4096, 4096).request();
-  item->set_name(std::string(8 << 20, 'n'));
+  item->set_name(std::string(16 << 20, 'n'));
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() +
                        std::chrono::seconds(60));
