@@ -297,7 +297,8 @@ absl::StatusOr<KernelSource> GenerateGemmStub(const KernelRequest& request,
         absl::StrCat("config.skeleton: ", config.text, " belongs to skeleton '",
                      tile.Skeleton(), "' (got '", config.skeleton, "')"));
   }
-  if (tile.mma == GemmMma::kWgmma && request.gpu.sm != 90) {
+  if (tile.mma == GemmMma::kWgmma &&
+      !(request.gpu.sm == 90 && request.gpu.arch_specific)) {
     return absl::InvalidArgumentError(
         absl::StrCat("config.text: wgmma kernels need sm_90a (got ",
                      request.gpu.ArchName(), ")"));

@@ -24,13 +24,19 @@ absl::Status Invalid(const std::string& message) {
   return absl::InvalidArgumentError(absl::StrCat("config.text: ", message));
 }
 
-// "AxB[xC]" with exactly `count` positive integers.
+// Every number of a tile text is far below this (block sizes <= 1024, warps
+// <= 16, stages <= 8): the bound keeps the validation's products (16 *
+// warps, block_n * ksplit, threads) inside int for any text, since tile
+// texts also arrive from tools (sweep files) and from a daemon.
+constexpr int kMaxTileTextNumber = 4096;
+
+// "AxB[xC]" with exactly `count` integers in [1, kMaxTileTextNumber].
 bool ParseDims(absl::string_view text, int count, int* out) {
   const std::vector<absl::string_view> parts = absl::StrSplit(text, 'x');
   if (static_cast<int>(parts.size()) != count) return false;
   for (int i = 0; i < count; ++i) {
     if (!absl::SimpleAtoi(parts[i], &out[i]) || out[i] <= 0 ||
-        absl::StrCat(out[i]) != parts[i]) {
+        out[i] > kMaxTileTextNumber || absl::StrCat(out[i]) != parts[i]) {
       return false;
     }
   }

@@ -128,7 +128,9 @@ int64_t ChooseSplitK(int64_t blocks, int64_t k_tiles, int64_t slots,
 
 bool WgmmaDecodeApplies(const GpuTarget& gpu, const QuantSpec& spec,
                         const LayerShape& shape) {
-  return gpu.sm == 90 && shape.n % 64 == 0 &&
+  // wgmma exists only in sm_90a's arch-specific feature set: a cubin built
+  // for plain sm_90 has none (HUMMINGD_HAS_WGMMA is off there).
+  return gpu.sm == 90 && gpu.arch_specific && shape.n % 64 == 0 &&
          (spec.activation_type == DataType::kFp16 ||
           spec.activation_type == DataType::kBf16);
 }

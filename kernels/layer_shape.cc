@@ -14,6 +14,8 @@ namespace {
 // Each of N and K is compiled into a kernel; 2^20 is far above any real layer
 // and keeps N*K (and any per-row byte count) far from int64 overflow.
 constexpr int64_t kMaxDimension = int64_t{1} << 20;
+// Far above any model (hundreds of experts); bounds experts * N * K.
+constexpr int64_t kMaxExperts = int64_t{1} << 16;
 
 // Every row of packed weights is a whole number of 32-bit words for any bit
 // width 1..8 exactly when K is a multiple of 32.
@@ -92,10 +94,11 @@ absl::Status ValidateKind(const LayerShape& shape, KernelFamily family) {
                                     "layers (got ",
                                     GemmKindName(shape.kind), ")"));
       }
-      if (shape.experts < 1) {
-        return Invalid("shape.experts",
-                       absl::StrCat("must be >= 1 for MoE layers (got ",
-                                    shape.experts, ")"));
+      if (shape.experts < 1 || shape.experts > kMaxExperts) {
+        return Invalid(
+            "shape.experts",
+            absl::StrCat("must be in [1, ", kMaxExperts,
+                         "] for MoE layers (got ", shape.experts, ")"));
       }
       if (shape.top_k < 1 || shape.top_k > shape.experts) {
         return Invalid(
@@ -129,15 +132,18 @@ absl::Status ValidateShape(const QuantSpec& spec, const LayerShape& shape,
     RETURN_IF_ERROR(
         ValidateMultiple("shape.n", shape.n, "spec.block_n", spec.block_n));
   }
-  // Both factors are <= 2^20 here, so the product cannot overflow.
-  const int64_t elements = shape.n * shape.k;
+  RETURN_IF_ERROR(ValidateKind(shape, family));
+  // Every factor is <= 2^20 (experts <= 2^16), so the product cannot
+  // overflow. An MoE layer holds `experts` such matrices.
+  const int64_t matrices = shape.experts > 0 ? shape.experts : 1;
+  const int64_t elements = shape.n * shape.k * matrices;
   if (elements > limits.max_weight_elements) {
-    return Invalid(
-        "shape",
-        absl::StrCat("N*K = ", elements, " exceeds the configured cap of ",
-                     limits.max_weight_elements, " elements"));
+    return Invalid("shape",
+                   absl::StrCat(matrices > 1 ? "experts*N*K = " : "N*K = ",
+                                elements, " exceeds the configured cap of ",
+                                limits.max_weight_elements, " elements"));
   }
-  return ValidateKind(shape, family);
+  return absl::OkStatus();
 }
 
 }  // namespace hummingd

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -14,6 +15,7 @@
 #include "kernels/gemm_prefill_plan.h"
 #include "kernels/layer_shape.h"
 #include "kernels/plan.h"
+#include "kernels/quant_spec.h"
 
 namespace hummingd {
 namespace {
@@ -52,6 +54,18 @@ absl::StatusOr<Plan> PlanDequant(const KernelRequest& request) {
   Plan plan;
   plan.entries.push_back(std::move(entry));
   return plan;
+}
+
+// Every planner entry point checks the spec and shape rules itself: tools
+// and tests call it without the server's validation, and a group size of 0
+// or an unaligned K reached a division or a plan of kernels that cannot
+// exist. The server's own size cap is its business; the dimension limits
+// still bound every product here.
+absl::Status ValidatePlanRequest(const KernelRequest& request) {
+  RETURN_IF_ERROR(ValidateSpec(request.spec));
+  ShapeLimits limits;
+  limits.max_weight_elements = std::numeric_limits<int64_t>::max();
+  return ValidateShape(request.spec, request.shape, request.family, limits);
 }
 
 // ---- GEMM (WNA16, dense) ----
@@ -175,8 +189,11 @@ absl::Status CheckGemmRequest(const KernelRequest& request) {
 }  // namespace
 
 int GemmSharedMemoryLimit(const GpuTarget& gpu) {
+  // A reported figure above the arch's own is a wrong report: a kernel
+  // planned for it would not launch.
   const int optin = gpu.max_shared_memory_per_block_optin > 0
-                        ? gpu.max_shared_memory_per_block_optin
+                        ? std::min(gpu.max_shared_memory_per_block_optin,
+                                   DefaultSharedOptin(gpu))
                         : DefaultSharedOptin(gpu);
   return optin - kGemmStaticSharedBytes;
 }
@@ -234,6 +251,7 @@ absl::StatusOr<PlanEntry> PlanRepack(const KernelRequest& request) {
     return absl::InvalidArgumentError(
         "family: weight repack belongs to the gemm family");
   }
+  RETURN_IF_ERROR(ValidatePlanRequest(request));
   RETURN_IF_ERROR(CheckGemmRequest(request));
   const LayerShape& shape = request.shape;
   const int64_t lane_chunks =
@@ -344,6 +362,7 @@ uint32_t PlanKeyLaunchAbi(const KernelRequest& request) {
 }
 
 absl::StatusOr<Plan> PlanKernels(const KernelRequest& request) {
+  RETURN_IF_ERROR(ValidatePlanRequest(request));
   switch (request.family) {
     case KernelFamily::kDequant:
       return PlanDequant(request);

@@ -12,7 +12,7 @@
 namespace hummingd {
 
 // Bumped whenever planning logic changes what it emits; part of the plan key.
-inline constexpr int kPlannerVersion = 75;
+inline constexpr int kPlannerVersion = 76;
 
 // The dynamic shared memory a GEMM block may opt into on `gpu` (what the
 // planner fits tiles into): the target's own figure, else the arch's, less
@@ -35,9 +35,11 @@ std::string PlannerGpuFields(KernelFamily family, const GpuTarget& gpu);
 // are shared.
 uint32_t PlanKeyLaunchAbi(const KernelRequest& request);
 
-// Requires a validated request. UNIMPLEMENTED for families not built yet.
+// Validates the spec and shape itself (INVALID_ARGUMENT naming the field;
+// no size cap: that is the caller's). UNIMPLEMENTED for families not built
+// yet.
 // kGemm (dense, WNA16): five M ranges (1-16, 17-64, 65-256, 257-1024,
-// 1025+), the last three sharing one tile config; on sm_90 (N a multiple
+// 1025+), the last three sharing one tile config; on sm_90a (N a multiple
 // of 64) M <= 64 is served instead by four wgmma decode ranges (1-8, 9-16,
 // 17-32, 33-64; kernels/gemm_decode_plan.h, whose layout=kmajor tiles
 // need request.launch_abi >= kLaunchAbiKMajorScales), and, where N and K

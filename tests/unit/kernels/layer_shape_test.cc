@@ -127,6 +127,28 @@ TEST(ValidateShapeTest, MoeNeedsExpertsAndTopK) {
   }
 }
 
+// An MoE layer holds `experts` matrices: the count is bounded, and the cap
+// counts all of them.
+TEST(ValidateShapeTest, MoeExpertsAreBoundedAndCounted) {
+  const QuantSpec spec;
+  const int64_t max = std::numeric_limits<int64_t>::max();
+  ExpectInvalid(Check(spec, {128, 128, GemmKind::kMoeIndexed, max, max}),
+                "shape.experts");
+  ExpectInvalid(
+      Check(spec, {128, 128, GemmKind::kMoeIndexed, (int64_t{1} << 16) + 1, 1}),
+      "shape.experts");
+  EXPECT_TRUE(
+      Check(spec, {128, 128, GemmKind::kMoeIndexed, int64_t{1} << 16, 1}).ok());
+  ShapeLimits limits;
+  limits.max_weight_elements = 8 * 128 * 256;
+  EXPECT_TRUE(Check(spec, {128, 256, GemmKind::kMoeGrouped, 8, 2},
+                    KernelFamily::kGemm, limits)
+                  .ok());
+  ExpectInvalid(Check(spec, {128, 256, GemmKind::kMoeGrouped, 9, 2},
+                      KernelFamily::kGemm, limits),
+                "shape", "experts*N*K = 294912");
+}
+
 TEST(ValidateShapeTest, DequantIsDenseOnly) {
   const QuantSpec spec;
   ExpectInvalid(Check(spec, {128, 128, GemmKind::kMoeGrouped, 8, 2},

@@ -67,7 +67,10 @@ constexpr GridSpec kGrid[] = {
     {"weight=uint8,group=128,scale=fp16", 4096, 4096},
 };
 
-const char* const kArchs[] = {"sm_75", "sm_80", "sm_86", "sm_89", "sm_90a"};
+// Plain sm_90 (no wgmma: the mma.sync plans with Hopper's shared memory)
+// beside sm_90a.
+const char* const kArchs[] = {"sm_75", "sm_80", "sm_86",
+                              "sm_89", "sm_90", "sm_90a"};
 
 using Job = testing::CompileJob;
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "kernels/codegen.h"
 #include "kernels/gemm_config.h"
 #include "kernels/planner.h"
 #include "kernels/quant_spec.h"
@@ -25,7 +26,7 @@ TEST(GemmPlannerTest, TablesAreDeterministicContiguousAndCoverTheLayer) {
                         {64, 128},
                         {6144, 4096},
                         {14336, 4096},
-                        {48, 192}}) {
+                        {48, 256}}) {
       SCOPED_TRACE(::testing::Message() << arch << " N=" << n << " K=" << k);
       const KernelRequest request = GemmRequest(kW4, n, k, arch);
       absl::StatusOr<Plan> plan = PlanKernels(request);
@@ -134,8 +135,10 @@ TEST(GemmPlannerTest, RefusesWhatItCannotPlan) {
   moe.shape.experts = 8;
   moe.shape.top_k = 2;
   EXPECT_EQ(PlanKernels(moe).status().code(), absl::StatusCode::kUnimplemented);
-  KernelRequest fp8 = GemmRequest("weight=uint4,group=128,scale=fp16,act=e4m3",
-                                  4096, 4096, "sm_90a");
+  KernelRequest fp8 =
+      GemmRequest("weight=uint4,group=128,scale=fp16,act=e4m3,act_scale=token",
+                  4096, 4096, "sm_90a");
+  ASSERT_TRUE(ValidateSpec(fp8.spec).ok()) << ValidateSpec(fp8.spec);
   EXPECT_EQ(PlanKernels(fp8).status().code(), absl::StatusCode::kUnimplemented);
   absl::Status bf16_turing =
       PlanKernels(GemmRequest("weight=uint4,group=128,scale=fp16,act=bf16", 256,
@@ -147,6 +150,64 @@ TEST(GemmPlannerTest, RefusesWhatItCannotPlan) {
   EXPECT_EQ(odd_n.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(odd_n.message().find("shape"), std::string::npos);
   EXPECT_FALSE(PlanKernels(GemmRequest(kW4, 128, 96)).ok());
+}
+
+// The planner checks what it is given (tools call it without the server's
+// validation): a group of 0 divided by zero, a group of 100 and an absurd N
+// gave plans of kernels that cannot exist.
+TEST(GemmPlannerTest, RefusesUnvalidatedRequests) {
+  KernelRequest request = GemmRequest(kW4, 4096, 4096);
+  request.spec.group_size = 0;
+  EXPECT_EQ(PlanKernels(request).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  request.spec.group_size = 100;
+  EXPECT_EQ(PlanKernels(request).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(PlanRepack(request).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  absl::Status huge =
+      PlanKernels(GemmRequest(kW4, int64_t{1} << 62, 128, "sm_80")).status();
+  EXPECT_EQ(huge.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(huge.message().find("shape.n"), std::string::npos) << huge;
+  KernelRequest dequant = GemmRequest(kW4, 4096, 4096);
+  dequant.family = KernelFamily::kDequant;
+  dequant.shape.k = 4100;
+  EXPECT_EQ(PlanKernels(dequant).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+// wgmma exists only in sm_90a's arch-specific feature set: plain sm_90 gets
+// the mma.sync kernels, and codegen refuses a wgmma tile for it.
+TEST(GemmPlannerTest, PlainSm90GetsNoWgmmaKernels) {
+  const KernelRequest sm90 = GemmRequest(kW4, 4096, 4096, "sm_90");
+  absl::StatusOr<Plan> plan = PlanKernels(sm90);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  for (const PlanEntry& entry : plan->entries) {
+    EXPECT_EQ(entry.config.skeleton, kGemmSkeleton) << entry.config.text;
+  }
+  absl::StatusOr<Plan> sm90a = PlanKernels(GemmRequest(kW4, 4096, 4096));
+  ASSERT_TRUE(sm90a.ok()) << sm90a.status();
+  ASSERT_EQ(sm90a->entries[0].config.skeleton, kGemmWgmmaSkeleton);
+  EXPECT_EQ(GenerateStub(sm90, sm90a->entries[0].config).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+// A reported opt-in above the arch's own would plan kernels that cannot
+// launch: the arch's figure bounds it.
+TEST(GemmPlannerTest, SharedMemoryAboveTheArchIsClamped) {
+  for (const char* arch : {"sm_90a", "sm_75", "sm_86"}) {
+    KernelRequest request =
+        GemmRequest("weight=uint8,group=128,scale=fp16", 8192, 8192, arch, 132);
+    const int arch_limit = GemmSharedMemoryLimit(request.gpu);
+    request.gpu.max_shared_memory_per_block_optin = 1 << 30;
+    EXPECT_EQ(GemmSharedMemoryLimit(request.gpu), arch_limit) << arch;
+    absl::StatusOr<Plan> plan = PlanKernels(request);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    for (const PlanEntry& entry : plan->entries) {
+      EXPECT_LE(entry.launch.dynamic_shared_memory, arch_limit)
+          << arch << " " << entry.config.text;
+    }
+  }
 }
 
 TEST(GemmPlannerTest, RepackPlanCoversEveryLaneChunk) {
@@ -181,7 +242,13 @@ TEST(GemmConfigTextTest, ParsesOnlyTheCanonicalForm) {
        {"", "tile=64x32,warps=2x1,stages=3", "tile=64x32x64,warps=2x1",
         "tile=64x32x64,warps=2x1,stages=03",
         "tile=64x32x64,warps=2x-1,stages=3", "stages=3,tile=64x32x64,warps=2x1",
-        "tile=64x32x64,warps=2x1,stages=3,"}) {
+        "tile=64x32x64,warps=2x1,stages=3,",
+        // Numbers past any tile, whose products overflowed int in
+        // ValidateGemmTile (16 * warps wrapped to 0, then % 0).
+        "tile=16x64x64,warps=1x268435456,stages=4",
+        "tile=16x64x64,warps=268435456x1,stages=4",
+        "tile=16x1073741824x512,warps=1x16,stages=4,mma=wgmma,ksplit=8",
+        "tile=64x32x64,warps=2x1,stages=4097"}) {
     absl::StatusOr<GemmTileConfig> result = ParseGemmTileText(bad);
     EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument)
         << bad;
