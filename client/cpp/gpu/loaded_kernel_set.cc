@@ -233,6 +233,31 @@ absl::Status CheckKernelSetLaunchAbi(const v1::KernelSet& set) {
   return absl::OkStatus();
 }
 
+namespace {
+
+// How errors name a family: as callers spell it when they resolve a set.
+absl::string_view FamilyName(v1::KernelFamily family) {
+  switch (family) {
+    case v1::KERNEL_FAMILY_DEQUANT:
+      return "\"dequant\"";
+    case v1::KERNEL_FAMILY_GEMM:
+      return "\"gemm\"";
+    default:
+      return "unspecified";
+  }
+}
+
+}  // namespace
+
+absl::Status CheckKernelSetFamily(v1::KernelFamily family,
+                                  v1::KernelFamily wanted,
+                                  absl::string_view op) {
+  if (family == wanted) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("kernel_set.family: ", op, " needs a ", FamilyName(wanted),
+                   " kernel set (got ", FamilyName(family), ")"));
+}
+
 absl::StatusOr<std::unique_ptr<LoadedKernelSet>> LoadedKernelSet::Load(
     const v1::KernelSet& set, ArtifactCache& cache) {
   RETURN_IF_ERROR(CheckKernelSetLaunchAbi(set));
@@ -266,6 +291,7 @@ absl::StatusOr<std::unique_ptr<LoadedKernelSet>> LoadedKernelSet::Load(
   loaded->driver_ = api;
   loaded->device_ = std::move(device);
   loaded->spec_ = *spec;
+  loaded->family_ = set.family();
   loaded->n_ = set.shape().n();
   loaded->k_ = set.shape().k();
   loaded->served_max_m_ = set.max_m();

@@ -126,6 +126,10 @@ absl::StatusOr<std::unique_ptr<QuantizedLinear>> QuantizedLinear::Create(
   if (set == nullptr) {
     return absl::InvalidArgumentError("quantized_linear.set: must not be null");
   }
+  // Before anything reads the ranges: a dequant set's kernels take
+  // DequantArgs, and it has no repack kernel.
+  RETURN_IF_ERROR(CheckKernelSetFamily(set->family(), v1::KERNEL_FAMILY_GEMM,
+                                       "a layer (QuantizedLinear)"));
   const QuantSpec& spec = set->spec();
   if (set->n() <= 0 || set->k() <= 0) {
     return absl::InvalidArgumentError(

@@ -49,6 +49,12 @@ hummingd_status hummingd_layer_create(
         absl::InvalidArgumentError("set, weights, out: must not be NULL"));
   }
   *out = nullptr;
+  // Checked here as well as in QuantizedLinear::Create so that the refusal
+  // does not depend on a driver being present to load the set first.
+  const absl::Status family = hummingd::gpu::CheckKernelSetFamily(
+      set->set->family(), hummingd::v1::KERNEL_FAMILY_GEMM,
+      "hummingd_layer_create");
+  if (!family.ok()) return client->errors.Record(family);
   absl::StatusOr<std::shared_ptr<const LoadedKernelSet>> loaded =
       Loaded(client, set);
   if (!loaded.ok()) return client->errors.Record(loaded.status());
@@ -86,6 +92,12 @@ hummingd_status hummingd_dequantize(hummingd_client* client,
     return client->errors.Record(
         absl::InvalidArgumentError("set, weights: must not be NULL"));
   }
+  // Before loading: a GEMM set's first kernel takes GemmArgs, twice the
+  // size of the DequantArgs Dequantize passes.
+  const absl::Status family = hummingd::gpu::CheckKernelSetFamily(
+      set->set->family(), hummingd::v1::KERNEL_FAMILY_DEQUANT,
+      "hummingd_dequantize");
+  if (!family.ok()) return client->errors.Record(family);
   absl::StatusOr<std::shared_ptr<const LoadedKernelSet>> loaded =
       Loaded(client, set);
   if (!loaded.ok()) return client->errors.Record(loaded.status());

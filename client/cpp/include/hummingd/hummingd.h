@@ -148,7 +148,8 @@ typedef struct hummingd_checkpoint_weights {
   uint64_t bias;
 } hummingd_checkpoint_weights;
 
-/* Prepares a GEMM layer from a "gemm" kernel set: loads its kernels,
+/* Prepares a GEMM layer from a "gemm" kernel set (another family is
+ * HUMMINGD_INVALID_ARGUMENT, with or without a driver): loads its kernels,
  * allocates the repacked weights and the split-K buffers for up to max_m
  * tokens and enqueues the weight repack on `stream`. The checkpoint weight
  * buffer may be freed once the stream has passed the repack; the other
@@ -170,7 +171,9 @@ const char* hummingd_layer_last_error(hummingd_layer* layer);
 void hummingd_layer_destroy(hummingd_layer* layer);
 
 /* Dequantizes checkpoint tensors (weights, scales, zero points, secondary
- * scale as above) into a dense (N, K) output with a "dequant" kernel set. */
+ * scale as above) into a dense (N, K) output with a "dequant" kernel set
+ * (another family is HUMMINGD_INVALID_ARGUMENT, with or without a
+ * driver). */
 hummingd_status hummingd_dequantize(hummingd_client* client,
                                     const hummingd_kernel_set* set,
                                     const hummingd_checkpoint_weights* weights,

@@ -115,6 +115,16 @@ struct LoadedKernel {
 // needed.
 absl::Status CheckKernelSetLaunchAbi(const v1::KernelSet& set);
 
+// INVALID_ARGUMENT naming `op` and both families when `family` (a set's
+// KernelSet.family) is not `wanted`: each family's kernels take their own
+// argument struct (DequantArgs, GemmArgs), so launching a kernel of the
+// other family would make the driver read a struct of the wrong size and
+// layout (pointers from past its end). The C ABI checks before loading,
+// Dequantize and QuantizedLinear::Create after. No GPU needed.
+absl::Status CheckKernelSetFamily(v1::KernelFamily family,
+                                  v1::KernelFamily wanted,
+                                  absl::string_view op);
+
 // For errors about an M above a kernel set's last range, which ends at
 // `set_m_max`: when the set was served for KernelRequest.max_m =
 // `served_max_m` (KernelSet.max_m) below `m` and a plan's ranges go on past
@@ -150,6 +160,8 @@ class LoadedKernelSet {
   const std::vector<LoadedKernel>& kernels() const { return kernels_; }
   const std::vector<LoadedKernel>& prepare() const { return prepare_; }
   const QuantSpec& spec() const { return spec_; }
+  // KernelSet.family: which argument struct the kernels take.
+  v1::KernelFamily family() const { return family_; }
   // N and K of the layer (KernelSet.shape); 0 when the set does not say.
   int64_t n() const { return n_; }
   int64_t k() const { return k_; }
@@ -166,6 +178,7 @@ class LoadedKernelSet {
   const CudaDriverApi* driver_ = nullptr;
   CudaDevice device_;
   QuantSpec spec_;
+  v1::KernelFamily family_ = v1::KERNEL_FAMILY_UNSPECIFIED;
   int64_t n_ = 0;
   int64_t k_ = 0;
   uint32_t served_max_m_ = 0;

@@ -29,7 +29,8 @@ struct CheckpointWeights {
 
 class QuantizedLinear {
  public:
-  // `set` must be a GEMM kernel set (with its "repack" prepare kernel).
+  // `set` must be a GEMM kernel set (with its "repack" prepare kernel);
+  // INVALID_ARGUMENT naming the family otherwise (CheckKernelSetFamily).
   // Allocates the repacked weights and the split-K buffers for up to
   // `max_m` tokens, and enqueues the zeroing of the split-K counters and the
   // repack on `stream`; Forward calls on the same stream run after both.
