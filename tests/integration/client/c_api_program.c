@@ -115,6 +115,8 @@ int main(int argc, char** argv) {
     printf("create failed: %s: %s\n", hummingd_status_name(status), error);
     return 1;
   }
+  Check(hummingd_client_mode(NULL) == HUMMINGD_MODE_AUTO,
+        "the mode of a NULL client is AUTO");
   printf("mode %s\n", hummingd_client_mode(client) == HUMMINGD_MODE_DAEMON
                           ? "daemon"
                           : "embedded");

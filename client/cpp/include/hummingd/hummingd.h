@@ -75,7 +75,8 @@ hummingd_status hummingd_client_create(hummingd_mode mode, const char* socket,
                                        hummingd_client** out, char* error,
                                        size_t error_size);
 void hummingd_client_destroy(hummingd_client* client);
-/* The mode in use: HUMMINGD_MODE_DAEMON or HUMMINGD_MODE_EMBEDDED. */
+/* The mode in use: HUMMINGD_MODE_DAEMON or HUMMINGD_MODE_EMBEDDED;
+ * HUMMINGD_MODE_AUTO (never the mode of a client) for NULL. */
 hummingd_mode hummingd_client_mode(const hummingd_client* client);
 /* The message of this thread's last failed call on `client` ("" if none);
  * valid until this thread's next call on `client`. */
