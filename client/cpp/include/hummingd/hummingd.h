@@ -6,6 +6,13 @@
  * no handle yet and writes its message into the caller's buffer.
  * A kernel set handle owns its memory: pointers it hands out live until
  * hummingd_kernel_set_destroy, independently of the client.
+ * Calls on one handle may run concurrently from several threads, except
+ * its destroy function (hummingd_client_destroy, _kernel_set_destroy,
+ * _layer_destroy): it must not overlap any other call that uses that
+ * handle (one that takes it as an argument, including a client or set
+ * passed to hummingd_layer_create / hummingd_dequantize), nor be followed
+ * by one; the caller orders them (the Python SDK counts calls in flight
+ * and frees after the last).
  * Device-side calls work on the calling thread's current CUDA device (the
  * primary context is made current when none is); device pointers are
  * CUdeviceptr values passed as uint64_t, streams are CUstream values passed
