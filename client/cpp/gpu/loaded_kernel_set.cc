@@ -38,11 +38,9 @@ absl::Status CheckRunsOn(const CubinInfo& info, const CudaDevice& device,
       device.ordinal, " (", device.name, ", sm_", device.sm, ")"));
 }
 
-// Loads a verified cubin into `artifact` (function handle, smem limit).
-absl::Status LoadIntoDriver(const CudaDriverApi& api, const v1::Kernel& kernel,
-                            const CudaDevice& device,
+// Loads a verified cubin into `artifact` (its function handle).
+absl::Status LoadIntoDriver(const CudaDriverApi& api,
                             LoadedArtifact& artifact) {
-  const int smem = kernel.launch().dynamic_shared_memory();
   const void* image = artifact.cubin.data();
   if (api.HasLibraryApi()) {
     CUlibrary library = nullptr;
@@ -54,40 +52,47 @@ absl::Status LoadIntoDriver(const CudaDriverApi& api, const v1::Kernel& kernel,
     RETURN_IF_ERROR(CudaCheck(
         api.cuLibraryGetKernel(&handle, library, artifact.entry.c_str()),
         "cuLibraryGetKernel"));
-    // Resolving it in the current context surfaces a refused image now
-    // rather than at the first launch.
-    CUfunction resolved = nullptr;
-    RETURN_IF_ERROR(CudaCheck(api.cuKernelGetFunction(&resolved, handle),
-                              "cuKernelGetFunction"));
-    if (smem > 0) {
-      RETURN_IF_ERROR(
-          CudaCheck(api.cuKernelSetAttribute(
-                        CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem,
-                        handle, device.device),
-                    "cuKernelSetAttribute(max dynamic shared memory)"));
-    }
     // Launch APIs take a CUkernel where a CUfunction is expected and run it
     // in the stream's context.
     artifact.function = reinterpret_cast<CUfunction>(handle);
     artifact.context_independent = true;
-  } else {
-    CUmodule module = nullptr;
-    RETURN_IF_ERROR(
-        CudaCheck(api.cuModuleLoadData(&module, image), "cuModuleLoadData"));
-    RETURN_IF_ERROR(
-        CudaCheck(api.cuModuleGetFunction(&artifact.function, module,
-                                          artifact.entry.c_str()),
-                  "cuModuleGetFunction"));
-    if (smem > 0) {
-      RETURN_IF_ERROR(
-          CudaCheck(api.cuFuncSetAttribute(
-                        artifact.function,
-                        CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem),
-                    "cuFuncSetAttribute(max dynamic shared memory)"));
-    }
+    return absl::OkStatus();
   }
-  artifact.loaded_on = device.device;
-  return absl::OkStatus();
+  CUmodule module = nullptr;
+  RETURN_IF_ERROR(
+      CudaCheck(api.cuModuleLoadData(&module, image), "cuModuleLoadData"));
+  return CudaCheck(api.cuModuleGetFunction(&artifact.function, module,
+                                           artifact.entry.c_str()),
+                   "cuModuleGetFunction");
+}
+
+// Makes a loaded artifact launchable on `device` (the current context's):
+// once per artifact and device.
+absl::Status PrepareOnDevice(const CudaDriverApi& api,
+                             const LoadedArtifact& artifact,
+                             const CudaDevice& device) {
+  const int smem = artifact.dynamic_shared_memory;
+  if (!artifact.context_independent) {
+    // A module function belongs to one context, hence one device.
+    if (smem <= 0) return absl::OkStatus();
+    return CudaCheck(api.cuFuncSetAttribute(
+                         artifact.function,
+                         CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem),
+                     "cuFuncSetAttribute(max dynamic shared memory)");
+  }
+  CUkernel handle = reinterpret_cast<CUkernel>(artifact.function);
+  // Resolving it in the current context surfaces an image this device
+  // refuses now rather than at the first launch.
+  CUfunction resolved = nullptr;
+  RETURN_IF_ERROR(CudaCheck(api.cuKernelGetFunction(&resolved, handle),
+                            "cuKernelGetFunction"));
+  if (smem <= 0) return absl::OkStatus();
+  // Per device: without it, launches on a device the limit was not raised
+  // for fail with CUDA_ERROR_INVALID_VALUE.
+  return CudaCheck(
+      api.cuKernelSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                               smem, handle, device.device),
+      "cuKernelSetAttribute(max dynamic shared memory)");
 }
 
 }  // namespace
@@ -97,32 +102,56 @@ absl::StatusOr<std::shared_ptr<const LoadedArtifact>> ArtifactCache::GetOrLoad(
     const CudaDevice& device) {
   const std::string name = KernelName(kernel);
   ASSIGN_OR_RETURN(const CudaDriverApi* api, CudaDriver());
+  CUcontext context = nullptr;
+  if (!api->HasLibraryApi()) {
+    RETURN_IF_ERROR(
+        CudaCheck(api->cuCtxGetCurrent(&context), "cuCtxGetCurrent"));
+  }
+  const Key key(kernel.artifact_key(), context);
   // Loads are rare (once per artifact per process) and take milliseconds;
   // holding the lock across one is what makes "at most once" simple.
   absl::MutexLock lock(&mu_);
-  auto it = artifacts_.find(kernel.artifact_key());
+  auto it = artifacts_.find(key);
   if (it != artifacts_.end()) {
-    const LoadedArtifact& loaded = *it->second;
+    Entry& entry = it->second;
+    const LoadedArtifact& loaded = *entry.artifact;
     RETURN_IF_ERROR(CheckRunsOn(loaded.info, device, name));
     if (loaded.entry != kernel.entry()) {
       return absl::InvalidArgumentError(absl::StrCat(
           name, ": artifact already loaded with entry ", loaded.entry));
     }
-    return it->second;
+    if (!entry.smem_limit_devices.contains(device.device)) {
+      const absl::Status prepared = PrepareOnDevice(*api, loaded, device);
+      if (!prepared.ok()) return Annotate(prepared, name);
+      entry.smem_limit_devices.insert(device.device);
+    }
+    return entry.artifact;
   }
-  if (cubin.empty()) {
+  // A module for another context may have the verified bytes this set did
+  // not repeat (each cubin travels once per set, a metadata-only set has
+  // none).
+  const std::string* image = &cubin;
+  if (image->empty() && context != nullptr) {
+    for (const auto& [other_key, other] : artifacts_) {
+      if (other_key.first == key.first) {
+        image = &other.artifact->cubin;
+        break;
+      }
+    }
+  }
+  if (image->empty()) {
     return absl::InvalidArgumentError(
         absl::StrCat(name,
                      ": kernel_set carries no cubin for this artifact "
                      "(metadata-only response?)"));
   }
-  const uint64_t checksum = Checksum64(cubin);
+  const uint64_t checksum = Checksum64(*image);
   if (checksum != kernel.cubin_checksum()) {
     return absl::DataLossError(absl::StrCat(
         name, ": cubin checksum mismatch (got ", checksum, ", expected ",
         kernel.cubin_checksum(), "); refusing to load it"));
   }
-  absl::StatusOr<CubinInfo> info = InspectCubin(cubin);
+  absl::StatusOr<CubinInfo> info = InspectCubin(*image);
   if (!info.ok()) return Annotate(info.status(), name);
   RETURN_IF_ERROR(CheckRunsOn(*info, device, name));
   if (!std::binary_search(info->kernels.begin(), info->kernels.end(),
@@ -137,13 +166,17 @@ absl::StatusOr<std::shared_ptr<const LoadedArtifact>> ArtifactCache::GetOrLoad(
   artifact->info = *std::move(info);
   // The driver copies the image, but keeping the bytes costs a few KB and
   // does not depend on that.
-  artifact->cubin = cubin;
-  absl::Status loaded = LoadIntoDriver(*api, kernel, device, *artifact);
+  artifact->cubin = *image;
+  artifact->dynamic_shared_memory = kernel.launch().dynamic_shared_memory();
+  absl::Status loaded = LoadIntoDriver(*api, *artifact);
+  if (loaded.ok()) loaded = PrepareOnDevice(*api, *artifact, device);
   if (!loaded.ok()) return Annotate(loaded, name);
   ++loads_;
-  auto [inserted, unused] =
-      artifacts_.emplace(kernel.artifact_key(), std::move(artifact));
-  return inserted->second;
+  Entry entry;
+  entry.artifact = std::move(artifact);
+  entry.smem_limit_devices.insert(device.device);
+  auto [inserted, unused] = artifacts_.emplace(key, std::move(entry));
+  return inserted->second.artifact;
 }
 
 int64_t ArtifactCache::loads() const {

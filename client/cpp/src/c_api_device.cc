@@ -11,17 +11,31 @@ namespace {
 
 using hummingd::gpu::LoadedKernelSet;
 
-// The set loaded for the current device, once per handle.
+// The set loaded for the calling thread's current context, once per handle
+// and context. UseDevice on every call, not only the first: each thread
+// gets device 0's primary context when it has none, and a thread whose
+// current context is another device's gets a set loaded for that device.
 absl::StatusOr<std::shared_ptr<const LoadedKernelSet>> Loaded(
     hummingd_client* client, const hummingd_kernel_set* set) {
+  ASSIGN_OR_RETURN(const hummingd::gpu::CudaDevice device,
+                   hummingd::gpu::UseDevice());
+  ASSIGN_OR_RETURN(const hummingd::gpu::CudaDriverApi* api,
+                   hummingd::gpu::CudaDriver());
+  CUcontext context = nullptr;
+  RETURN_IF_ERROR(hummingd::gpu::CudaCheck(api->cuCtxGetCurrent(&context),
+                                           "cuCtxGetCurrent"));
+  // With the device: a context's address may be reused by a later context
+  // on another device.
+  const std::pair<CUcontext, CUdevice> key(context, device.device);
   auto* mutable_set = const_cast<hummingd_kernel_set*>(set);
   std::lock_guard<std::mutex> lock(mutable_set->loaded_mutex);
-  if (mutable_set->loaded == nullptr) {
-    ASSIGN_OR_RETURN(std::unique_ptr<LoadedKernelSet> loaded,
-                     LoadedKernelSet::Load(*set->set, client->artifacts));
-    mutable_set->loaded = std::move(loaded);
-  }
-  return mutable_set->loaded;
+  auto it = mutable_set->loaded.find(key);
+  if (it != mutable_set->loaded.end()) return it->second;
+  ASSIGN_OR_RETURN(std::unique_ptr<LoadedKernelSet> loaded,
+                   LoadedKernelSet::Load(*set->set, client->artifacts));
+  std::shared_ptr<const LoadedKernelSet> shared = std::move(loaded);
+  mutable_set->loaded.emplace(key, shared);
+  return shared;
 }
 
 hummingd::gpu::CheckpointWeights ToWeights(

@@ -7,18 +7,22 @@
 //
 // With CUDA 12+ drivers an artifact is a context-independent CUlibrary: one
 // load serves every context, and launches pass the CUkernel handle, which
-// the driver resolves in the stream's context. Older drivers get a CUmodule
-// in the context current at load time.
+// the driver resolves in the stream's context; its dynamic shared memory
+// limit is a per-device attribute, raised on each device the first time the
+// artifact is loaded for it. Older drivers get a CUmodule in the context
+// current at load time, so there an artifact is cached per context.
 
 #include <cuda.h>
 
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
@@ -38,19 +42,22 @@ struct LoadedArtifact {
   CubinInfo info;     // what the cubin says it is (arch, entry points)
   CUfunction function = nullptr;  // CUkernel (library) or module function
   bool context_independent = false;
-  CUdevice loaded_on = 0;  // the device its dynamic smem limit was set for
+  int dynamic_shared_memory = 0;  // the limit raised wherever it is loaded
 };
 
 // Artifacts by key, shared by every LoadedKernelSet built with it. Safe to
-// use from many threads; a key is loaded at most once.
+// use from many threads; a key is loaded into the driver at most once (per
+// context for CUmodules), and its dynamic shared memory limit is raised
+// once per device it is used on.
 class ArtifactCache {
  public:
   ArtifactCache() = default;
   ArtifactCache(const ArtifactCache&) = delete;
   ArtifactCache& operator=(const ArtifactCache&) = delete;
 
-  // The loaded artifact for `kernel`. `cubin` may be empty when the key is
-  // already loaded (KernelSets send each cubin once). Errors name the kernel
+  // The loaded artifact for `kernel` on `device` (the current context's).
+  // `cubin` may be empty when the key is already loaded (KernelSets send
+  // each cubin once). Errors name the kernel
   // (entry + artifact key prefix): DATA_LOSS for a checksum mismatch or a
   // malformed cubin, FAILED_PRECONDITION for a cubin whose arch cannot run
   // on `device`, INTERNAL when the driver refuses it.
@@ -61,9 +68,19 @@ class ArtifactCache {
   int64_t loads() const;  // driver loads performed (for tests)
 
  private:
+  // A CUlibrary serves every context (key: nullptr); a CUmodule only the
+  // one it was loaded in.
+  using Key = std::pair<std::string, CUcontext>;
+  struct Entry {
+    std::shared_ptr<const LoadedArtifact> artifact;
+    // Devices whose dynamic shared memory limit for it has been raised: a
+    // CUkernel attribute is per device, and a launch of a kernel that asks
+    // for more than 48 KB on a device without it fails.
+    absl::flat_hash_set<CUdevice> smem_limit_devices;
+  };
+
   mutable absl::Mutex mu_;
-  absl::flat_hash_map<std::string, std::shared_ptr<const LoadedArtifact>>
-      artifacts_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<Key, Entry> artifacts_ ABSL_GUARDED_BY(mu_);
   int64_t loads_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
