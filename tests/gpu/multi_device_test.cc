@@ -1,7 +1,8 @@
 // One process, several devices and threads: a kernel set loaded through one
 // ArtifactCache on device 0 and then on device 1 launches on device 1 (the
 // GEMM kernels' dynamic shared memory limit, above the 48 KB default, is a
-// per-device attribute), with results matching an fp64 reference on each.
+// per-device attribute), and a layer works from threads that have no
+// current context; results match an fp64 reference.
 
 #include <algorithm>
 #include <cmath>
@@ -9,6 +10,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -262,6 +264,68 @@ TEST(MultiDeviceTest, OneArtifactCacheServesASecondDevice) {
     ASSERT_TRUE(error.ok()) << error.status();
     EXPECT_LE(*error, kBound) << "M = " << m;
   }
+}
+
+// A layer lives in one context, whichever thread calls it: created on a
+// std::thread that has no current context (the set's device's primary
+// context is used), forwarded from another such thread, and destroyed on a
+// third, it computes what the reference says.
+TEST(MultiDeviceTest, LayerCallsFromThreadsWithoutAContext) {
+  HUMMINGD_REQUIRE_GPU();
+  RestoreContext restore;
+  ASSERT_TRUE(MakeCurrent(TestDevice().ordinal).ok());
+  const uint64_t seed = TestSeed();
+  SCOPED_TRACE(SeedTrace(seed));
+  absl::StatusOr<v1::KernelSet> set = LayerSet(TestArch(TestDevice()));
+  ASSERT_TRUE(set.ok()) << set.status();
+  absl::StatusOr<HostLayer> host = HostLayer::Make(seed);
+  ASSERT_TRUE(host.ok()) << host.status();
+  ArtifactCache cache;
+  absl::StatusOr<std::unique_ptr<LoadedKernelSet>> loaded =
+      LoadedKernelSet::Load(*set, cache);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  std::shared_ptr<const LoadedKernelSet> shared = *std::move(loaded);
+  const CudaDriverApi& api = shared->driver();
+  DeviceCheckpoint checkpoint;
+  ASSERT_TRUE(checkpoint.Upload(*host).ok());
+  const int64_t m = 16;
+
+  CUcontext before = reinterpret_cast<CUcontext>(1);
+  CUcontext after = reinterpret_cast<CUcontext>(1);
+  absl::StatusOr<std::unique_ptr<QuantizedLinear>> layer =
+      absl::UnknownError("not run");
+  std::thread creator([&] {
+    api.cuCtxGetCurrent(&before);
+    layer = QuantizedLinear::Create(shared, checkpoint.Weights(), m,
+                                    /*stream=*/nullptr);
+    api.cuCtxGetCurrent(&after);
+  });
+  creator.join();
+  ASSERT_EQ(before, nullptr) << "a new thread should have no current context";
+  ASSERT_TRUE(layer.ok()) << layer.status();
+  // Create leaves the caller's (empty) context stack as it was.
+  EXPECT_EQ(after, nullptr);
+
+  DeviceBuffer x, y;
+  ASSERT_TRUE(x.Allocate(static_cast<size_t>(m * kK * 2)).ok());
+  ASSERT_TRUE(x.Fill(0x3C).ok());  // fp16 1.0 + a little: finite
+  ASSERT_TRUE(y.Allocate(static_cast<size_t>(m * kN * 2)).ok());
+  absl::Status forwarded = absl::UnknownError("not run");
+  std::thread forwarder([&] {
+    forwarded = (*layer)->Forward(x.get(), y.get(), m, /*stream=*/nullptr);
+  });
+  forwarder.join();
+  EXPECT_TRUE(forwarded.ok()) << forwarded;
+  ASSERT_EQ(api.cuCtxSynchronize(), CUDA_SUCCESS);
+
+  absl::StatusOr<double> error = ForwardError(**layer, *host, m, seed);
+  ASSERT_TRUE(error.ok()) << error.status();
+  EXPECT_LE(*error, kBound);
+
+  std::thread destroyer([&] { layer->reset(); });
+  destroyer.join();
+  // The frees ran in the layer's context: this one is still usable.
+  EXPECT_EQ(api.cuCtxSynchronize(), CUDA_SUCCESS);
 }
 
 }  // namespace

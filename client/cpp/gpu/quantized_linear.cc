@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/logging.h"
 #include "common/status_macros.h"
 #include "gemm/wna16_args.cuh"
 #include "kernels/k_major_scales.h"
@@ -118,6 +119,73 @@ absl::StatusOr<CUdeviceptr> PrepareKMajorScales(const CudaDriverApi& driver,
   return copy;
 }
 
+// The context a layer of `set` lives in: the calling thread's current one,
+// else the set's device's primary context (retained for the process, as
+// UseDevice does).
+absl::StatusOr<CUcontext> LayerContext(const LoadedKernelSet& set) {
+  const CudaDriverApi& driver = set.driver();
+  CUcontext context = nullptr;
+  RETURN_IF_ERROR(
+      CudaCheck(driver.cuCtxGetCurrent(&context), "cuCtxGetCurrent"));
+  if (context == nullptr) {
+    RETURN_IF_ERROR(CudaCheck(
+        driver.cuDevicePrimaryCtxRetain(&context, set.device().device),
+        "cuDevicePrimaryCtxRetain"));
+    return context;
+  }
+  CUdevice device = 0;
+  RETURN_IF_ERROR(CudaCheck(driver.cuCtxGetDevice(&device), "cuCtxGetDevice"));
+  if (device != set.device().device) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "quantized_linear.set: loaded for device ", set.device().ordinal,
+        ", but the calling thread's current context is on device ",
+        static_cast<int>(device),
+        "; load the kernel set with this device current"));
+  }
+  return context;
+}
+
+// Makes a layer's context current on the calling thread for the scope's
+// lifetime (pushed onto the thread's context stack, so whatever the caller
+// had current is current again afterwards).
+class ContextScope {
+ public:
+  ContextScope(const CudaDriverApi& driver, CUcontext context)
+      : driver_(driver),
+        pushed_(
+            CudaCheck(driver.cuCtxPushCurrent(context), "cuCtxPushCurrent")) {}
+  ~ContextScope() {
+    if (!pushed_.ok()) return;
+    CUcontext popped = nullptr;
+    const absl::Status status =
+        CudaCheck(driver_.cuCtxPopCurrent(&popped), "cuCtxPopCurrent");
+    if (!status.ok()) {
+      log::Error(absl::StrCat("event=quantized_linear_context error=\"",
+                              status.message(), "\""));
+    }
+  }
+  ContextScope(const ContextScope&) = delete;
+  ContextScope& operator=(const ContextScope&) = delete;
+
+  const absl::Status& status() const { return pushed_; }
+
+ private:
+  const CudaDriverApi& driver_;
+  const absl::Status pushed_;
+};
+
+// Frees one of a layer's buffers; a destructor can only log a failure.
+void FreeLogged(const CudaDriverApi& driver, CUdeviceptr pointer,
+                absl::string_view what) {
+  if (pointer == 0) return;
+  const absl::Status status = CudaCheck(driver.cuMemFree(pointer),
+                                        absl::StrCat("cuMemFree(", what, ")"));
+  if (!status.ok()) {
+    log::Error(absl::StrCat("event=quantized_linear_free error=\"",
+                            status.message(), "\""));
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<QuantizedLinear>> QuantizedLinear::Create(
@@ -147,11 +215,17 @@ absl::StatusOr<std::unique_ptr<QuantizedLinear>> QuantizedLinear::Create(
   ASSIGN_OR_RETURN(const LoadedKernel* repack, set->Prepare("repack"));
   RETURN_IF_ERROR(CheckWeights(spec, weights));
 
+  const CudaDriverApi& driver = set->driver();
+  ASSIGN_OR_RETURN(CUcontext context, LayerContext(*set));
+  // The allocations, the repack and (if Create fails) the destructor's
+  // frees all run in the layer's context, whatever the caller has current.
+  ContextScope scope(driver, context);
+  RETURN_IF_ERROR(scope.status());
   std::unique_ptr<QuantizedLinear> layer(new QuantizedLinear());
   layer->set_ = set;
+  layer->context_ = context;
   layer->weights_ = weights;
   layer->max_m_ = max_m;
-  const CudaDriverApi& driver = set->driver();
   const int64_t fragment_bytes = set->n() * set->k() * spec.weight.bits / 8;
   RETURN_IF_ERROR(
       CudaCheck(driver.cuMemAlloc(&layer->fragments_,
@@ -203,13 +277,21 @@ absl::StatusOr<std::unique_ptr<QuantizedLinear>> QuantizedLinear::Create(
 }
 
 QuantizedLinear::~QuantizedLinear() {
-  if (set_ == nullptr) return;
+  if (set_ == nullptr || context_ == nullptr) return;
+  const CudaDriverApi& driver = set_->driver();
+  // The buffers belong to the layer's context, not necessarily the
+  // destroying thread's.
+  ContextScope scope(driver, context_);
+  if (!scope.status().ok()) {
+    log::Error(absl::StrCat("event=quantized_linear_free error=\"",
+                            scope.status().message(), "\""));
+  }
   // Freeing synchronizes with pending work on these buffers, so a layer
   // destroyed right after a Forward is still safe.
-  if (fragments_ != 0) set_->driver().cuMemFree(fragments_);
-  if (workspace_ != 0) set_->driver().cuMemFree(workspace_);
-  if (counters_ != 0) set_->driver().cuMemFree(counters_);
-  if (scales_k_major_ != 0) set_->driver().cuMemFree(scales_k_major_);
+  FreeLogged(driver, fragments_, "repacked weights");
+  FreeLogged(driver, workspace_, "split-K workspace");
+  FreeLogged(driver, counters_, "split-K counters");
+  FreeLogged(driver, scales_k_major_, "k-major scales");
 }
 
 absl::Status QuantizedLinear::Forward(CUdeviceptr x, CUdeviceptr y, int64_t m,
@@ -221,6 +303,9 @@ absl::Status QuantizedLinear::Forward(CUdeviceptr x, CUdeviceptr y, int64_t m,
   RETURN_IF_ERROR(CheckPointer("x", x, true, kVectorAlignment));
   RETURN_IF_ERROR(CheckPointer("y", y, true, kVectorAlignment));
   ASSIGN_OR_RETURN(const LoadedKernel* kernel, set_->ForM(m));
+  // Two context-stack operations, no synchronization: still capturable.
+  ContextScope scope(set_->driver(), context_);
+  RETURN_IF_ERROR(scope.status());
   const QuantSpec& spec = set_->spec();
   GemmArgs args;
   args.x = reinterpret_cast<const void*>(x);

@@ -14,7 +14,9 @@
  * by one; the caller orders them (the Python SDK counts calls in flight
  * and frees after the last).
  * Device-side calls work on the calling thread's current CUDA device (the
- * primary context is made current when none is); device pointers are
+ * primary context is made current when none is, on every call); a layer
+ * stays in the context it was created in and makes it current for its own
+ * calls (forward, destroy) from any thread; device pointers are
  * CUdeviceptr values passed as uint64_t, streams are CUstream values passed
  * as void* (NULL = the legacy default stream). The CUDA driver is loaded on
  * first use: without one they return HUMMINGD_FAILED_PRECONDITION. */

@@ -29,6 +29,8 @@ namespace hummingd::gpu {
   X(cuDevicePrimaryCtxRetain)                    \
   X(cuCtxGetCurrent)                             \
   X(cuCtxSetCurrent)                             \
+  X(cuCtxPushCurrent)                            \
+  X(cuCtxPopCurrent)                             \
   X(cuCtxGetDevice)                              \
   X(cuCtxSynchronize)                            \
   X(cuModuleLoadData)                            \

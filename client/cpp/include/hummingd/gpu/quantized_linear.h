@@ -39,6 +39,11 @@ class QuantizedLinear {
   // must outlive the layer. A set with k-major tiles (layout=kmajor) of a
   // group-scaled spec also gets a transposed snapshot of the scales, made on
   // the host after waiting for `stream`.
+  // The layer lives in one CUDA context: the calling thread's current one
+  // (FAILED_PRECONDITION when it is on another device than the set's), or
+  // the set's device's primary context when the thread has none. Create,
+  // Forward and the destructor make it current for their own duration, so
+  // any thread may call them.
   static absl::StatusOr<std::unique_ptr<QuantizedLinear>> Create(
       std::shared_ptr<const LoadedKernelSet> set,
       const CheckpointWeights& weights, int64_t max_m, CUstream stream);
@@ -63,6 +68,7 @@ class QuantizedLinear {
   QuantizedLinear() = default;
 
   std::shared_ptr<const LoadedKernelSet> set_;
+  CUcontext context_ = nullptr;  // where the buffers live, launches run
   CheckpointWeights weights_;
   int64_t max_m_ = 0;
   CUdeviceptr fragments_ = 0;  // owned
