@@ -1,6 +1,7 @@
 #include "hummingd/gpu/quantized_linear.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -146,16 +147,14 @@ absl::StatusOr<CUcontext> LayerContext(const LoadedKernelSet& set) {
 }
 
 // Makes a layer's context current on the calling thread for the scope's
-// lifetime (pushed onto the thread's context stack, so whatever the caller
-// had current is current again afterwards).
+// lifetime, unless it already is (pushed onto the thread's context stack,
+// so whatever the caller had current is current again afterwards).
 class ContextScope {
  public:
   ContextScope(const CudaDriverApi& driver, CUcontext context)
-      : driver_(driver),
-        pushed_(
-            CudaCheck(driver.cuCtxPushCurrent(context), "cuCtxPushCurrent")) {}
+      : driver_(driver), pushed_(Push(driver, context)) {}
   ~ContextScope() {
-    if (!pushed_.ok()) return;
+    if (!pushed_.ok() || !*pushed_) return;
     CUcontext popped = nullptr;
     const absl::Status status =
         CudaCheck(driver_.cuCtxPopCurrent(&popped), "cuCtxPopCurrent");
@@ -167,12 +166,37 @@ class ContextScope {
   ContextScope(const ContextScope&) = delete;
   ContextScope& operator=(const ContextScope&) = delete;
 
-  const absl::Status& status() const { return pushed_; }
+  absl::Status status() const { return pushed_.status(); }
 
  private:
+  // Whether it pushed: the common case (the caller already has the layer's
+  // context current) costs one thread-local read, not a push and a pop.
+  static absl::StatusOr<bool> Push(const CudaDriverApi& driver,
+                                   CUcontext context) {
+    CUcontext current = nullptr;
+    RETURN_IF_ERROR(
+        CudaCheck(driver.cuCtxGetCurrent(&current), "cuCtxGetCurrent"));
+    if (current == context) return false;
+    RETURN_IF_ERROR(
+        CudaCheck(driver.cuCtxPushCurrent(context), "cuCtxPushCurrent"));
+    return true;
+  }
+
   const CudaDriverApi& driver_;
-  const absl::Status pushed_;
+  const absl::StatusOr<bool> pushed_;
 };
+
+// Whether launching `kernel` on `stream` needs the layer's context current.
+// A CUkernel (context-independent artifact) runs in its stream's context:
+// for a stream the caller created, the current context plays no part. Only
+// the NULL, legacy and per-thread default streams mean "the current
+// context's", and a module function belongs to the context it was loaded
+// in.
+bool LaunchNeedsContext(const LoadedKernel& kernel, CUstream stream) {
+  if (!kernel.artifact->context_independent) return true;
+  return stream == nullptr || stream == CU_STREAM_LEGACY ||
+         stream == CU_STREAM_PER_THREAD;
+}
 
 // Frees one of a layer's buffers; a destructor can only log a failure.
 void FreeLogged(const CudaDriverApi& driver, CUdeviceptr pointer,
@@ -303,9 +327,13 @@ absl::Status QuantizedLinear::Forward(CUdeviceptr x, CUdeviceptr y, int64_t m,
   RETURN_IF_ERROR(CheckPointer("x", x, true, kVectorAlignment));
   RETURN_IF_ERROR(CheckPointer("y", y, true, kVectorAlignment));
   ASSIGN_OR_RETURN(const LoadedKernel* kernel, set_->ForM(m));
-  // Two context-stack operations, no synchronization: still capturable.
-  ContextScope scope(set_->driver(), context_);
-  RETURN_IF_ERROR(scope.status());
+  // The hot path: at most a context push and pop, no synchronization
+  // (still capturable), and none of it for an explicit stream.
+  std::optional<ContextScope> scope;
+  if (LaunchNeedsContext(*kernel, stream)) {
+    scope.emplace(set_->driver(), context_);
+    RETURN_IF_ERROR(scope->status());
+  }
   const QuantSpec& spec = set_->spec();
   GemmArgs args;
   args.x = reinterpret_cast<const void*>(x);

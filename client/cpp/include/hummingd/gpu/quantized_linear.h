@@ -42,8 +42,10 @@ class QuantizedLinear {
   // The layer lives in one CUDA context: the calling thread's current one
   // (FAILED_PRECONDITION when it is on another device than the set's), or
   // the set's device's primary context when the thread has none. Create,
-  // Forward and the destructor make it current for their own duration, so
-  // any thread may call them.
+  // Forward and the destructor make it current for their own duration
+  // where it is not already (Forward only where the launch reads it: not
+  // for a CUDA 12+ kernel on an explicit stream, which runs in the
+  // stream's context), so any thread may call them.
   static absl::StatusOr<std::unique_ptr<QuantizedLinear>> Create(
       std::shared_ptr<const LoadedKernelSet> set,
       const CheckpointWeights& weights, int64_t max_m, CUstream stream);
