@@ -148,8 +148,9 @@ class QuantizedLinear(OwnedHandle):
 
     __call__ = forward
 
-    # close() (OwnedHandle) frees the layer's device memory now (after its
-    # pending work), or when a forward another thread is in returns.
+    # close() (OwnedHandle) frees the layer's device memory (after its
+    # pending work) on the closing thread, once forwards other threads are
+    # in have returned.
 
 
 def dequantize(client, kernel_set, weights, scales, output, zero_points=None,

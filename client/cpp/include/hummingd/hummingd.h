@@ -11,8 +11,8 @@
  * _layer_destroy): it must not overlap any other call that uses that
  * handle (one that takes it as an argument, including a client or set
  * passed to hummingd_layer_create / hummingd_dequantize), nor be followed
- * by one; the caller orders them (the Python SDK counts calls in flight
- * and frees after the last).
+ * by one; the caller orders them (the Python SDK's close() waits for the
+ * calls in flight, then frees).
  * Device-side calls work on the calling thread's current CUDA device (the
  * primary context is made current when none is, on every call); a layer
  * stays in the context it was created in and makes it current for its own
