@@ -121,18 +121,24 @@ absl::StatusOr<CUdeviceptr> PrepareKMajorScales(const CudaDriverApi& driver,
 }
 
 // The context a layer of `set` lives in: the calling thread's current one,
-// else the set's device's primary context (retained for the process, as
-// UseDevice does).
-absl::StatusOr<CUcontext> LayerContext(const LoadedKernelSet& set) {
-  const CudaDriverApi& driver = set.driver();
+// else the set's device's primary context, retained for the layer (its
+// destructor releases it).
+struct LayerContext {
   CUcontext context = nullptr;
+  bool retained_primary = false;
+};
+
+absl::StatusOr<LayerContext> ChooseLayerContext(const LoadedKernelSet& set) {
+  const CudaDriverApi& driver = set.driver();
+  LayerContext chosen;
   RETURN_IF_ERROR(
-      CudaCheck(driver.cuCtxGetCurrent(&context), "cuCtxGetCurrent"));
-  if (context == nullptr) {
+      CudaCheck(driver.cuCtxGetCurrent(&chosen.context), "cuCtxGetCurrent"));
+  if (chosen.context == nullptr) {
     RETURN_IF_ERROR(CudaCheck(
-        driver.cuDevicePrimaryCtxRetain(&context, set.device().device),
+        driver.cuDevicePrimaryCtxRetain(&chosen.context, set.device().device),
         "cuDevicePrimaryCtxRetain"));
-    return context;
+    chosen.retained_primary = true;
+    return chosen;
   }
   CUdevice device = 0;
   RETURN_IF_ERROR(CudaCheck(driver.cuCtxGetDevice(&device), "cuCtxGetDevice"));
@@ -143,7 +149,7 @@ absl::StatusOr<CUcontext> LayerContext(const LoadedKernelSet& set) {
         static_cast<int>(device),
         "; load the kernel set with this device current"));
   }
-  return context;
+  return chosen;
 }
 
 // Makes a layer's context current on the calling thread for the scope's
@@ -240,14 +246,17 @@ absl::StatusOr<std::unique_ptr<QuantizedLinear>> QuantizedLinear::Create(
   RETURN_IF_ERROR(CheckWeights(spec, weights));
 
   const CudaDriverApi& driver = set->driver();
-  ASSIGN_OR_RETURN(CUcontext context, LayerContext(*set));
-  // The allocations, the repack and (if Create fails) the destructor's
-  // frees all run in the layer's context, whatever the caller has current.
-  ContextScope scope(driver, context);
-  RETURN_IF_ERROR(scope.status());
   std::unique_ptr<QuantizedLinear> layer(new QuantizedLinear());
   layer->set_ = set;
-  layer->context_ = context;
+  ASSIGN_OR_RETURN(const LayerContext context, ChooseLayerContext(*set));
+  // Owned by the layer at once: a failure below releases it in the
+  // destructor.
+  layer->context_ = context.context;
+  layer->retained_primary_context_ = context.retained_primary;
+  // The allocations, the repack and (if Create fails) the destructor's
+  // frees all run in the layer's context, whatever the caller has current.
+  ContextScope scope(driver, context.context);
+  RETURN_IF_ERROR(scope.status());
   layer->weights_ = weights;
   layer->max_m_ = max_m;
   const int64_t fragment_bytes = set->n() * set->k() * spec.weight.bits / 8;
@@ -303,19 +312,34 @@ absl::StatusOr<std::unique_ptr<QuantizedLinear>> QuantizedLinear::Create(
 QuantizedLinear::~QuantizedLinear() {
   if (set_ == nullptr || context_ == nullptr) return;
   const CudaDriverApi& driver = set_->driver();
-  // The buffers belong to the layer's context, not necessarily the
-  // destroying thread's.
-  ContextScope scope(driver, context_);
-  if (!scope.status().ok()) {
-    log::Error(absl::StrCat("event=quantized_linear_free error=\"",
-                            scope.status().message(), "\""));
+  {
+    // The buffers belong to the layer's context, not necessarily the
+    // destroying thread's.
+    ContextScope scope(driver, context_);
+    if (scope.status().ok()) {
+      // Freeing synchronizes with pending work on these buffers, so a layer
+      // destroyed right after a Forward is still safe.
+      FreeLogged(driver, fragments_, "repacked weights");
+      FreeLogged(driver, workspace_, "split-K workspace");
+      FreeLogged(driver, counters_, "split-K counters");
+      FreeLogged(driver, scales_k_major_, "k-major scales");
+    } else {
+      // Freeing in whatever context is current instead could release
+      // another context's allocations at these addresses: leak them.
+      log::Error(absl::StrCat("event=quantized_linear_free leaked=1 error=\"",
+                              scope.status().message(), "\""));
+    }
   }
-  // Freeing synchronizes with pending work on these buffers, so a layer
-  // destroyed right after a Forward is still safe.
-  FreeLogged(driver, fragments_, "repacked weights");
-  FreeLogged(driver, workspace_, "split-K workspace");
-  FreeLogged(driver, counters_, "split-K counters");
-  FreeLogged(driver, scales_k_major_, "k-major scales");
+  // After the pop: the last release of a primary context destroys it.
+  if (retained_primary_context_) {
+    const absl::Status released =
+        CudaCheck(driver.cuDevicePrimaryCtxRelease(set_->device().device),
+                  "cuDevicePrimaryCtxRelease");
+    if (!released.ok()) {
+      log::Error(absl::StrCat("event=quantized_linear_context error=\"",
+                              released.message(), "\""));
+    }
+  }
 }
 
 absl::Status QuantizedLinear::Forward(CUdeviceptr x, CUdeviceptr y, int64_t m,

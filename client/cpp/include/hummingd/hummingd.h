@@ -15,11 +15,13 @@
  * calls in flight, then frees).
  * Device-side calls work on the calling thread's current CUDA device (the
  * primary context is made current when none is, on every call); a layer
- * stays in the context it was created in and makes it current for its own
- * calls (forward, destroy) from any thread; device pointers are
- * CUdeviceptr values passed as uint64_t, streams are CUstream values passed
- * as void* (NULL = the legacy default stream). The CUDA driver is loaded on
- * first use: without one they return HUMMINGD_FAILED_PRECONDITION. */
+ * stays in the context current at its creation, which must outlive it
+ * when it is the caller's own (not a primary context), and makes it
+ * current for its own calls (forward, destroy) from any thread where they
+ * need it; device pointers are CUdeviceptr values passed as uint64_t,
+ * streams are CUstream values passed as void* (NULL = the legacy default
+ * stream). The CUDA driver is loaded on first use: without one they return
+ * HUMMINGD_FAILED_PRECONDITION. */
 #ifndef HUMMINGD_HUMMINGD_H_
 #define HUMMINGD_HUMMINGD_H_
 
@@ -163,7 +165,10 @@ typedef struct hummingd_checkpoint_weights {
  * allocates the repacked weights and the split-K buffers for up to max_m
  * tokens and enqueues the weight repack on `stream`. The checkpoint weight
  * buffer may be freed once the stream has passed the repack; the other
- * tensors must outlive the layer. The layer keeps what it needs of `set`. */
+ * tensors must outlive the layer. The layer keeps what it needs of `set`.
+ * The layer lives in the context current on the calling thread, which the
+ * caller must keep alive until hummingd_layer_destroy when it created it
+ * (a primary context stays retained for the process). */
 hummingd_status hummingd_layer_create(
     hummingd_client* client, const hummingd_kernel_set* set,
     const hummingd_checkpoint_weights* weights, int64_t max_m, void* stream,

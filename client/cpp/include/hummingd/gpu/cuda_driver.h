@@ -27,6 +27,7 @@ namespace hummingd::gpu {
   X(cuDeviceGetName)                             \
   X(cuDeviceGetAttribute)                        \
   X(cuDevicePrimaryCtxRetain)                    \
+  X(cuDevicePrimaryCtxRelease)                   \
   X(cuCtxGetCurrent)                             \
   X(cuCtxSetCurrent)                             \
   X(cuCtxPushCurrent)                            \

@@ -40,8 +40,10 @@ class QuantizedLinear {
   // group-scaled spec also gets a transposed snapshot of the scales, made on
   // the host after waiting for `stream`.
   // The layer lives in one CUDA context: the calling thread's current one
-  // (FAILED_PRECONDITION when it is on another device than the set's), or
-  // the set's device's primary context when the thread has none. Create,
+  // (FAILED_PRECONDITION when it is on another device than the set's),
+  // which the caller keeps alive until the layer is destroyed (its buffers
+  // are freed there), or the set's device's primary context when the
+  // thread has none, which the layer retains until its destructor. Create,
   // Forward and the destructor make it current for their own duration
   // where it is not already (Forward only where the launch reads it: not
   // for a CUDA 12+ kernel on an explicit stream, which runs in the
@@ -71,6 +73,8 @@ class QuantizedLinear {
 
   std::shared_ptr<const LoadedKernelSet> set_;
   CUcontext context_ = nullptr;  // where the buffers live, launches run
+  // context_ is the set's device's primary context, retained by Create.
+  bool retained_primary_context_ = false;
   CheckpointWeights weights_;
   int64_t max_m_ = 0;
   CUdeviceptr fragments_ = 0;  // owned
