@@ -66,36 +66,52 @@ absl::Status LoadIntoDriver(const CudaDriverApi& api,
                    "cuModuleGetFunction");
 }
 
-// Makes a loaded artifact launchable on `device` (the current context's):
-// once per artifact and device.
-absl::Status PrepareOnDevice(const CudaDriverApi& api,
-                             const LoadedArtifact& artifact,
-                             const CudaDevice& device) {
-  const int smem = artifact.dynamic_shared_memory;
-  if (!artifact.context_independent) {
-    // A module function belongs to one context, hence one device.
-    if (smem <= 0) return absl::OkStatus();
-    return CudaCheck(api.cuFuncSetAttribute(
-                         artifact.function,
-                         CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem),
-                     "cuFuncSetAttribute(max dynamic shared memory)");
-  }
-  CUkernel handle = reinterpret_cast<CUkernel>(artifact.function);
-  // Resolving it in the current context surfaces an image this device
-  // refuses now rather than at the first launch.
-  CUfunction resolved = nullptr;
-  RETURN_IF_ERROR(CudaCheck(api.cuKernelGetFunction(&resolved, handle),
-                            "cuKernelGetFunction"));
-  if (smem <= 0) return absl::OkStatus();
-  // Per device: without it, launches on a device the limit was not raised
-  // for fail with CUDA_ERROR_INVALID_VALUE.
-  return CudaCheck(
-      api.cuKernelSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                               smem, handle, device.device),
-      "cuKernelSetAttribute(max dynamic shared memory)");
-}
-
 }  // namespace
+
+absl::Status ArtifactCache::Prepare(const CudaDriverApi& api, Entry& entry,
+                                    CUcontext context, const CudaDevice& device,
+                                    int dynamic_shared_memory) {
+  const LoadedArtifact& artifact = *entry.artifact;
+  if (artifact.context_independent && !entry.resolved_in.contains(context)) {
+    // The driver loads a library into a context lazily, at its first
+    // launch there; resolving it now surfaces an image this device refuses
+    // at load time rather than at that launch, which may be inside a
+    // graph capture.
+    CUfunction resolved = nullptr;
+    RETURN_IF_ERROR(
+        CudaCheck(api.cuKernelGetFunction(
+                      &resolved, reinterpret_cast<CUkernel>(artifact.function)),
+                  "cuKernelGetFunction"));
+    entry.resolved_in.insert(context);
+  }
+  // Kernels sharing an artifact may ask for different amounts (their
+  // launch params come with each kernel, not the cubin): raised again
+  // whenever one asks for more than any before it on this device.
+  auto raised = entry.smem_limits.find(device.device);
+  if (dynamic_shared_memory <= 0 || (raised != entry.smem_limits.end() &&
+                                     raised->second >= dynamic_shared_memory)) {
+    return absl::OkStatus();
+  }
+  if (artifact.context_independent) {
+    // A CUkernel attribute is per device: a launch on a device it was not
+    // raised for fails with CUDA_ERROR_INVALID_VALUE.
+    RETURN_IF_ERROR(CudaCheck(
+        api.cuKernelSetAttribute(
+            CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            dynamic_shared_memory,
+            reinterpret_cast<CUkernel>(artifact.function), device.device),
+        "cuKernelSetAttribute(max dynamic shared memory)"));
+  } else {
+    // A module function belongs to one context, hence one device.
+    RETURN_IF_ERROR(CudaCheck(
+        api.cuFuncSetAttribute(artifact.function,
+                               CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                               dynamic_shared_memory),
+        "cuFuncSetAttribute(max dynamic shared memory)"));
+  }
+  entry.smem_limits[device.device] = dynamic_shared_memory;
+  return absl::OkStatus();
+}
 
 absl::StatusOr<std::shared_ptr<const LoadedArtifact>> ArtifactCache::GetOrLoad(
     const v1::Kernel& kernel, const std::string& cubin,
@@ -103,11 +119,11 @@ absl::StatusOr<std::shared_ptr<const LoadedArtifact>> ArtifactCache::GetOrLoad(
   const std::string name = KernelName(kernel);
   ASSIGN_OR_RETURN(const CudaDriverApi* api, CudaDriver());
   CUcontext context = nullptr;
-  if (!api->HasLibraryApi()) {
-    RETURN_IF_ERROR(
-        CudaCheck(api->cuCtxGetCurrent(&context), "cuCtxGetCurrent"));
-  }
-  const Key key(kernel.artifact_key(), context);
+  RETURN_IF_ERROR(CudaCheck(api->cuCtxGetCurrent(&context), "cuCtxGetCurrent"));
+  // A CUlibrary serves every context; a CUmodule only its own.
+  const Key key(kernel.artifact_key(),
+                api->HasLibraryApi() ? nullptr : context);
+  const int dynamic_shared_memory = kernel.launch().dynamic_shared_memory();
   // Loads are rare (once per artifact per process) and take milliseconds;
   // holding the lock across one is what makes "at most once" simple.
   absl::MutexLock lock(&mu_);
@@ -120,18 +136,16 @@ absl::StatusOr<std::shared_ptr<const LoadedArtifact>> ArtifactCache::GetOrLoad(
       return absl::InvalidArgumentError(absl::StrCat(
           name, ": artifact already loaded with entry ", loaded.entry));
     }
-    if (!entry.smem_limit_devices.contains(device.device)) {
-      const absl::Status prepared = PrepareOnDevice(*api, loaded, device);
-      if (!prepared.ok()) return Annotate(prepared, name);
-      entry.smem_limit_devices.insert(device.device);
-    }
+    const absl::Status prepared =
+        Prepare(*api, entry, context, device, dynamic_shared_memory);
+    if (!prepared.ok()) return Annotate(prepared, name);
     return entry.artifact;
   }
   // A module for another context may have the verified bytes this set did
   // not repeat (each cubin travels once per set, a metadata-only set has
   // none).
   const std::string* image = &cubin;
-  if (image->empty() && context != nullptr) {
+  if (image->empty() && key.second != nullptr) {
     for (const auto& [other_key, other] : artifacts_) {
       if (other_key.first == key.first) {
         image = &other.artifact->cubin;
@@ -167,14 +181,13 @@ absl::StatusOr<std::shared_ptr<const LoadedArtifact>> ArtifactCache::GetOrLoad(
   // The driver copies the image, but keeping the bytes costs a few KB and
   // does not depend on that.
   artifact->cubin = *image;
-  artifact->dynamic_shared_memory = kernel.launch().dynamic_shared_memory();
   absl::Status loaded = LoadIntoDriver(*api, *artifact);
-  if (loaded.ok()) loaded = PrepareOnDevice(*api, *artifact, device);
   if (!loaded.ok()) return Annotate(loaded, name);
-  ++loads_;
   Entry entry;
   entry.artifact = std::move(artifact);
-  entry.smem_limit_devices.insert(device.device);
+  loaded = Prepare(*api, entry, context, device, dynamic_shared_memory);
+  if (!loaded.ok()) return Annotate(loaded, name);
+  ++loads_;
   auto [inserted, unused] = artifacts_.emplace(key, std::move(entry));
   return inserted->second.artifact;
 }

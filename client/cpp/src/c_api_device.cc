@@ -34,6 +34,11 @@ absl::StatusOr<std::shared_ptr<const LoadedKernelSet>> Loaded(
   ASSIGN_OR_RETURN(std::unique_ptr<LoadedKernelSet> loaded,
                    LoadedKernelSet::Load(*set->set, client->artifacts));
   std::shared_ptr<const LoadedKernelSet> shared = std::move(loaded);
+  // A process that keeps creating contexts would otherwise grow the map
+  // for as long as the handle lives.
+  if (mutable_set->loaded.size() >= hummingd_kernel_set::kMaxLoadedContexts) {
+    mutable_set->loaded.clear();
+  }
   mutable_set->loaded.emplace(key, shared);
   return shared;
 }

@@ -55,7 +55,12 @@ struct hummingd_kernel_set {
   // Loaded on first device use (hummingd_dequantize, hummingd_layer_create)
   // in each context and device: a loaded set launches on the device it was
   // loaded for (its kernels' shared memory limit is raised there; before
-  // CUDA 12 its functions belong to the context).
+  // CUDA 12 its functions belong to the context). Entries are not dropped
+  // when their context is destroyed (the C ABI is not told), so the map is
+  // bounded: Loaded() empties it once it holds kMaxLoadedContexts entries
+  // (layers keep their own reference; a later call reloads, which costs
+  // lookups in the client's ArtifactCache, not driver loads).
+  static constexpr size_t kMaxLoadedContexts = 64;
   std::mutex loaded_mutex;
   absl::flat_hash_map<std::pair<CUcontext, CUdevice>,
                       std::shared_ptr<const hummingd::gpu::LoadedKernelSet>>

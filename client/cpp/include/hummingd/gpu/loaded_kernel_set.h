@@ -7,10 +7,12 @@
 //
 // With CUDA 12+ drivers an artifact is a context-independent CUlibrary: one
 // load serves every context, and launches pass the CUkernel handle, which
-// the driver resolves in the stream's context; its dynamic shared memory
-// limit is a per-device attribute, raised on each device the first time the
-// artifact is loaded for it. Older drivers get a CUmodule in the context
-// current at load time, so there an artifact is cached per context.
+// the driver resolves in the stream's context (it is resolved in each
+// context a set is loaded in, so that a refused image fails the load); its
+// dynamic shared memory limit is a per-device attribute, raised on each
+// device to the most any kernel loaded there asks for. Older drivers get a
+// CUmodule in the context current at load time, so there an artifact is
+// cached per context.
 
 #include <cuda.h>
 
@@ -42,13 +44,13 @@ struct LoadedArtifact {
   CubinInfo info;     // what the cubin says it is (arch, entry points)
   CUfunction function = nullptr;  // CUkernel (library) or module function
   bool context_independent = false;
-  int dynamic_shared_memory = 0;  // the limit raised wherever it is loaded
 };
 
 // Artifacts by key, shared by every LoadedKernelSet built with it. Safe to
 // use from many threads; a key is loaded into the driver at most once (per
-// context for CUmodules), and its dynamic shared memory limit is raised
-// once per device it is used on.
+// context for CUmodules), resolved once per context it is used in, and its
+// dynamic shared memory limit raised per device whenever a kernel asks for
+// more than before.
 class ArtifactCache {
  public:
   ArtifactCache() = default;
@@ -73,11 +75,21 @@ class ArtifactCache {
   using Key = std::pair<std::string, CUcontext>;
   struct Entry {
     std::shared_ptr<const LoadedArtifact> artifact;
-    // Devices whose dynamic shared memory limit for it has been raised: a
-    // CUkernel attribute is per device, and a launch of a kernel that asks
-    // for more than 48 KB on a device without it fails.
-    absl::flat_hash_set<CUdevice> smem_limit_devices;
+    // Per device, the dynamic shared memory limit raised for it: a CUkernel
+    // attribute is per device, and a launch of a kernel that asks for more
+    // than 48 KB (or than the limit raised) fails.
+    absl::flat_hash_map<CUdevice, int> smem_limits;
+    // Contexts a CUkernel has been resolved in (cuKernelGetFunction). A
+    // context destroyed and another created at its address is taken for
+    // resolved: that only skips the early check.
+    absl::flat_hash_set<CUcontext> resolved_in;
   };
+
+  // Makes `entry` launchable in `context` (current) on `device` for a
+  // kernel asking for `dynamic_shared_memory` bytes.
+  static absl::Status Prepare(const CudaDriverApi& api, Entry& entry,
+                              CUcontext context, const CudaDevice& device,
+                              int dynamic_shared_memory);
 
   mutable absl::Mutex mu_;
   absl::flat_hash_map<Key, Entry> artifacts_ ABSL_GUARDED_BY(mu_);
