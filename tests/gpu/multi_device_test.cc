@@ -4,11 +4,8 @@
 // per-device attribute), and a layer works from threads that have no
 // current context; results match an fp64 reference.
 
-#include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <memory>
-#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -16,42 +13,23 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "common/parallel_for.h"
 #include "common/status_macros.h"
 #include "gtest/gtest.h"
 #include "hummingd/gpu/cuda_driver.h"
 #include "hummingd/gpu/loaded_kernel_set.h"
 #include "hummingd/gpu/quantized_linear.h"
-#include "kernels/reference/dequant_reference.h"
-#include "kernels/reference/format_reference.h"
-#include "tests/gpu/gemm_support.h"
 #include "tests/gpu/gpu_test_support.h"
+#include "tests/gpu/linear_layer.h"
 
 namespace hummingd::gpu::testing {
 namespace {
 
-constexpr char kSpec[] = "weight=uint4,group=128,scale=fp16,zero=int,bias=1";
-constexpr int64_t kN = 2048;
-constexpr int64_t kK = 2048;
 constexpr int kDefaultDynamicSharedMemory = 48 * 1024;
-// Relative L2 error bound of fp16 outputs (gemm_gpu_test's).
-constexpr double kBound = 1e-3;
-
-// The layer's GEMM set as a daemon sends it: M-range kernels, the repack as
-// a prepare kernel, the shape.
-absl::StatusOr<v1::KernelSet> LayerSet(const std::string& arch) {
-  ASSIGN_OR_RETURN(GemmLayerKernels kernels, ResolveGemm(kSpec, kN, kK, arch));
-  if (kernels.repack.kernels_size() != 1) {
-    return absl::InternalError("the repack set has no single kernel");
-  }
-  v1::KernelSet set = kernels.gemm;
-  set.mutable_shape()->set_n(kN);
-  set.mutable_shape()->set_k(kK);
-  v1::Kernel* repack = set.add_prepare();
-  *repack = kernels.repack.kernels(0);
-  repack->set_role("repack");
-  return set;
-}
+// How far cuMemGetInfo's free memory may move between two readings without
+// a leak of ours (other processes, the driver's bookkeeping): half the
+// smallest buffer a layer of the test's shape allocates (its repacked
+// weights, N * K / 2 bytes = 2 MiB), so that leaking that one shows.
+constexpr size_t kFreeMemoryTolerance = 1 << 20;
 
 // Makes device `ordinal`'s primary context current on this thread.
 absl::Status MakeCurrent(int ordinal) {
@@ -83,112 +61,13 @@ class RestoreContext {
   CUcontext saved_ = nullptr;
 };
 
-// The layer's tensors on the host, with their exact dequantized weights.
-struct HostLayer {
-  QuantSpec spec;
-  LayerShape shape;
-  DequantInputs inputs;
-  std::vector<float> w;  // (N, K)
-  std::vector<uint16_t> bias_bits;
-  std::vector<double> bias;
-
-  static absl::StatusOr<HostLayer> Make(uint64_t seed) {
-    HostLayer layer;
-    ASSIGN_OR_RETURN(layer.spec, ParseSpecText(kSpec));
-    layer.shape.n = kN;
-    layer.shape.k = kK;
-    layer.inputs = MakeRandomDequantInputs(layer.spec, layer.shape, seed);
-    ASSIGN_OR_RETURN(
-        layer.w, ReferenceDequantize(layer.spec, layer.shape, layer.inputs));
-    std::mt19937_64 rng(seed + 1);
-    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-    for (int64_t j = 0; j < kN; ++j) {
-      const uint32_t bits =
-          ReferenceEncodeFloat(uniform(rng), layer.spec.output_type);
-      layer.bias_bits.push_back(static_cast<uint16_t>(bits));
-      layer.bias.push_back(ReferenceDecodeScale(layer.spec.output_type, bits));
-    }
-    return layer;
-  }
-};
-
-// The checkpoint tensors on the device current when Upload ran; to be
-// destroyed with that device's context current.
-struct DeviceCheckpoint {
-  DeviceBuffer weights, scales, zero_points, bias;
-
-  absl::Status Upload(const HostLayer& host) {
-    const DequantInputs& in = host.inputs;
-    RETURN_IF_ERROR(weights.Allocate(in.weights.size() * sizeof(uint32_t),
-                                     in.weights.data()));
-    RETURN_IF_ERROR(scales.Allocate(in.scales.size(), in.scales.data()));
-    RETURN_IF_ERROR(
-        zero_points.Allocate(in.zero_points.size(), in.zero_points.data()));
-    return bias.Allocate(host.bias_bits.size() * 2, host.bias_bits.data());
-  }
-  CheckpointWeights Weights() const {
-    CheckpointWeights out;
-    out.weights = weights.get();
-    out.scales = scales.get();
-    out.zero_points = zero_points.get();
-    out.bias = bias.get();
-    return out;
-  }
-};
-
-// ||y - ref|| / ||ref|| of one Forward of `m` tokens (infinity when an
-// output is not finite), run with x and y on the current device.
-absl::StatusOr<double> ForwardError(const QuantizedLinear& layer,
-                                    const HostLayer& host, int64_t m,
-                                    uint64_t seed) {
-  const DataType act = host.spec.activation_type;
-  const DataType out = host.spec.output_type;
-  std::mt19937_64 rng(seed + 2);
-  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  std::vector<uint16_t> x_bits(m * kK);
-  std::vector<float> x(m * kK);
-  for (int64_t i = 0; i < m * kK; ++i) {
-    x_bits[i] = static_cast<uint16_t>(ReferenceEncodeFloat(uniform(rng), act));
-    x[i] = ReferenceDecodeScale(act, x_bits[i]);
-  }
-  std::vector<uint16_t> y_bits(m * kN);
-  {
-    DeviceBuffer x_device, y_device;
-    RETURN_IF_ERROR(x_device.Allocate(x_bits.size() * 2, x_bits.data()));
-    RETURN_IF_ERROR(y_device.Allocate(y_bits.size() * 2));
-    RETURN_IF_ERROR(y_device.Fill(0xFF));  // NaN in fp16
-    RETURN_IF_ERROR(
-        layer.Forward(x_device.get(), y_device.get(), m, /*stream=*/nullptr));
-    ASSIGN_OR_RETURN(const CudaDriverApi* api, CudaDriver());
-    RETURN_IF_ERROR(CudaCheck(api->cuCtxSynchronize(), "Forward"));
-    RETURN_IF_ERROR(y_device.Download(y_bits.data(), y_bits.size() * 2));
-  }
-  std::vector<double> errors(m, 0.0), norms(m, 0.0);
-  std::vector<int64_t> non_finite(m, 0);
-  ParallelFor(m, [&](int worker, int workers) {
-    for (int64_t row = worker; row < m; row += workers) {
-      for (int64_t col = 0; col < kN; ++col) {
-        double ref = host.bias[col];
-        for (int64_t i = 0; i < kK; ++i) {
-          ref += static_cast<double>(x[row * kK + i]) * host.w[col * kK + i];
-        }
-        const double got = ReferenceDecodeScale(out, y_bits[row * kN + col]);
-        if (!std::isfinite(got)) {
-          ++non_finite[row];
-          continue;
-        }
-        errors[row] += (got - ref) * (got - ref);
-        norms[row] += ref * ref;
-      }
-    }
-  });
-  double error = 0, norm = 0;
-  for (int64_t row = 0; row < m; ++row) {
-    if (non_finite[row] > 0) return INFINITY;
-    error += errors[row];
-    norm += norms[row];
-  }
-  return std::sqrt(error / std::max(norm, 1e-30));
+// Free device memory as cuMemGetInfo reports it (device-wide; needs a
+// current context).
+absl::StatusOr<size_t> FreeDeviceMemory(const CudaDriverApi& api) {
+  size_t free = 0;
+  size_t total = 0;
+  RETURN_IF_ERROR(CudaCheck(api.cuMemGetInfo(&free, &total), "cuMemGetInfo"));
+  return free;
 }
 
 // The smallest M served by a kernel that asks for more dynamic shared
@@ -217,9 +96,9 @@ TEST(MultiDeviceTest, OneArtifactCacheServesASecondDevice) {
   const uint64_t seed = TestSeed();
   SCOPED_TRACE(SeedTrace(seed));
   const std::string arch = TestArch(TestDevice());
-  absl::StatusOr<v1::KernelSet> set = LayerSet(arch);
+  absl::StatusOr<v1::KernelSet> set = LinearLayerSet(arch);
   ASSERT_TRUE(set.ok()) << set.status();
-  absl::StatusOr<HostLayer> host = HostLayer::Make(seed);
+  absl::StatusOr<HostLinearLayer> host = HostLinearLayer::Make(seed);
   ASSERT_TRUE(host.ok()) << host.status();
   ArtifactCache cache;
 
@@ -262,23 +141,25 @@ TEST(MultiDeviceTest, OneArtifactCacheServesASecondDevice) {
     ASSERT_TRUE(layer.ok()) << layer.status();
     absl::StatusOr<double> error = ForwardError(**layer, *host, m, seed);
     ASSERT_TRUE(error.ok()) << error.status();
-    EXPECT_LE(*error, kBound) << "M = " << m;
+    EXPECT_LE(*error, kLinearLayerBound) << "M = " << m;
   }
 }
 
 // A layer lives in one context, whichever thread calls it: created on a
 // std::thread that has no current context (the set's device's primary
 // context is used), forwarded from another such thread, and destroyed on a
-// third, it computes what the reference says.
+// third, it computes what the reference says, leaves each thread without a
+// current context, and frees what it allocated (in its own context: a free
+// in the wrong one fails and leaks, which cuMemGetInfo shows).
 TEST(MultiDeviceTest, LayerCallsFromThreadsWithoutAContext) {
   HUMMINGD_REQUIRE_GPU();
   RestoreContext restore;
   ASSERT_TRUE(MakeCurrent(TestDevice().ordinal).ok());
   const uint64_t seed = TestSeed();
   SCOPED_TRACE(SeedTrace(seed));
-  absl::StatusOr<v1::KernelSet> set = LayerSet(TestArch(TestDevice()));
+  absl::StatusOr<v1::KernelSet> set = LinearLayerSet(TestArch(TestDevice()));
   ASSERT_TRUE(set.ok()) << set.status();
-  absl::StatusOr<HostLayer> host = HostLayer::Make(seed);
+  absl::StatusOr<HostLinearLayer> host = HostLinearLayer::Make(seed);
   ASSERT_TRUE(host.ok()) << host.status();
   ArtifactCache cache;
   absl::StatusOr<std::unique_ptr<LoadedKernelSet>> loaded =
@@ -289,6 +170,29 @@ TEST(MultiDeviceTest, LayerCallsFromThreadsWithoutAContext) {
   DeviceCheckpoint checkpoint;
   ASSERT_TRUE(checkpoint.Upload(*host).ok());
   const int64_t m = 16;
+
+  // A layer's whole life on this thread first: the first launches may grow
+  // the context's own reservations (local memory), which would otherwise
+  // read as a leak below.
+  {
+    absl::StatusOr<std::unique_ptr<QuantizedLinear>> warm_up =
+        QuantizedLinear::Create(shared, checkpoint.Weights(), m,
+                                /*stream=*/nullptr);
+    ASSERT_TRUE(warm_up.ok()) << warm_up.status();
+    absl::StatusOr<double> error = ForwardError(**warm_up, *host, m, seed);
+    ASSERT_TRUE(error.ok()) << error.status();
+    EXPECT_LE(*error, kLinearLayerBound) << "from the creating thread";
+  }
+
+  const Activations activations = MakeActivations(*host, m, seed);
+  DeviceBuffer x, y;
+  ASSERT_TRUE(
+      x.Allocate(activations.bits.size() * 2, activations.bits.data()).ok());
+  ASSERT_TRUE(y.Allocate(static_cast<size_t>(m * kLinearLayerN * 2)).ok());
+  ASSERT_TRUE(y.Fill(0xFF).ok());  // NaN in fp16
+  ASSERT_EQ(api.cuCtxSynchronize(), CUDA_SUCCESS);
+  absl::StatusOr<size_t> free_before = FreeDeviceMemory(api);
+  ASSERT_TRUE(free_before.ok()) << free_before.status();
 
   CUcontext before = reinterpret_cast<CUcontext>(1);
   CUcontext after = reinterpret_cast<CUcontext>(1);
@@ -305,27 +209,42 @@ TEST(MultiDeviceTest, LayerCallsFromThreadsWithoutAContext) {
   ASSERT_TRUE(layer.ok()) << layer.status();
   // Create leaves the caller's (empty) context stack as it was.
   EXPECT_EQ(after, nullptr);
+  ASSERT_EQ(api.cuCtxSynchronize(), CUDA_SUCCESS);  // the repack
+  absl::StatusOr<size_t> free_created = FreeDeviceMemory(api);
+  ASSERT_TRUE(free_created.ok()) << free_created.status();
+  // Else the comparison at the end could not tell a leak from a free.
+  ASSERT_GE(*free_before, *free_created + kFreeMemoryTolerance)
+      << "cuMemGetInfo did not see the layer's buffers";
 
-  DeviceBuffer x, y;
-  ASSERT_TRUE(x.Allocate(static_cast<size_t>(m * kK * 2)).ok());
-  ASSERT_TRUE(x.Fill(0x3C).ok());  // fp16 1.0 + a little: finite
-  ASSERT_TRUE(y.Allocate(static_cast<size_t>(m * kN * 2)).ok());
   absl::Status forwarded = absl::UnknownError("not run");
+  CUcontext after_forward = reinterpret_cast<CUcontext>(1);
   std::thread forwarder([&] {
     forwarded = (*layer)->Forward(x.get(), y.get(), m, /*stream=*/nullptr);
+    api.cuCtxGetCurrent(&after_forward);
   });
   forwarder.join();
-  EXPECT_TRUE(forwarded.ok()) << forwarded;
+  ASSERT_TRUE(forwarded.ok()) << forwarded;
+  EXPECT_EQ(after_forward, nullptr) << "Forward left a context current";
+  // The layer's context is this thread's (the device's primary one), whose
+  // legacy stream the forward ran on.
   ASSERT_EQ(api.cuCtxSynchronize(), CUDA_SUCCESS);
+  std::vector<uint16_t> y_bits(static_cast<size_t>(m * kLinearLayerN));
+  ASSERT_TRUE(y.Download(y_bits.data(), y_bits.size() * 2).ok());
+  EXPECT_LE(OutputError(*host, activations, y_bits), kLinearLayerBound)
+      << "the forward from a thread without a context";
 
-  absl::StatusOr<double> error = ForwardError(**layer, *host, m, seed);
-  ASSERT_TRUE(error.ok()) << error.status();
-  EXPECT_LE(*error, kBound);
-
-  std::thread destroyer([&] { layer->reset(); });
+  CUcontext after_destroy = reinterpret_cast<CUcontext>(1);
+  std::thread destroyer([&] {
+    layer->reset();
+    api.cuCtxGetCurrent(&after_destroy);
+  });
   destroyer.join();
-  // The frees ran in the layer's context: this one is still usable.
-  EXPECT_EQ(api.cuCtxSynchronize(), CUDA_SUCCESS);
+  EXPECT_EQ(after_destroy, nullptr) << "the destructor left a context current";
+  absl::StatusOr<size_t> free_after = FreeDeviceMemory(api);
+  ASSERT_TRUE(free_after.ok()) << free_after.status();
+  EXPECT_GE(*free_after + kFreeMemoryTolerance, *free_before)
+      << "the layer's buffers were not freed (" << *free_before - *free_after
+      << " bytes less free memory than before it was created)";
 }
 
 }  // namespace

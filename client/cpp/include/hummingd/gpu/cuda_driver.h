@@ -42,6 +42,7 @@ namespace hummingd::gpu {
   X(cuLaunchKernelEx)                            \
   X(cuMemAlloc)                                  \
   X(cuMemFree)                                   \
+  X(cuMemGetInfo)                                \
   X(cuMemcpyHtoD)                                \
   X(cuMemcpyHtoDAsync)                           \
   X(cuMemcpyDtoH)                                \
