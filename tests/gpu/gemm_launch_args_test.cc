@@ -105,6 +105,14 @@ TEST(GemmLaunchArgsTest, OpsTakeOnlyTheirFamilysSets) {
   EXPECT_EQ(unspecified.message(),
             "kernel_set.family: a layer needs a \"gemm\" kernel set (got "
             "unspecified)");
+  // A family this client does not know (a newer daemon's) by its number.
+  const absl::Status unknown =
+      CheckKernelSetFamily(static_cast<v1::KernelFamily>(7),
+                           v1::KERNEL_FAMILY_DEQUANT, "dequantize");
+  EXPECT_EQ(unknown.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(unknown.message(),
+            "kernel_set.family: dequantize needs a \"dequant\" kernel set "
+            "(got unknown family 7)");
 }
 
 }  // namespace

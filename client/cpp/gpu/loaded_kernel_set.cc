@@ -281,15 +281,18 @@ absl::Status CheckKernelSetLaunchAbi(const v1::KernelSet& set) {
 
 namespace {
 
-// How errors name a family: as callers spell it when they resolve a set.
-absl::string_view FamilyName(v1::KernelFamily family) {
+// How errors name a family: as callers spell it when they resolve a set;
+// by number when this client does not know it (a newer daemon's family).
+std::string FamilyName(v1::KernelFamily family) {
   switch (family) {
     case v1::KERNEL_FAMILY_DEQUANT:
       return "\"dequant\"";
     case v1::KERNEL_FAMILY_GEMM:
       return "\"gemm\"";
-    default:
+    case v1::KERNEL_FAMILY_UNSPECIFIED:
       return "unspecified";
+    default:
+      return absl::StrCat("unknown family ", static_cast<int>(family));
   }
 }
 

@@ -3,10 +3,17 @@
 Wraps hummingd_layer_create / _forward / _destroy and hummingd_dequantize.
 Tensors are device pointers (int) or ``__cuda_array_interface__`` objects
 (cuda_arrays.py); the latter are checked against the kernel set's spec and
-shape here, naming the argument, since the C ABI sees only pointers. Work
-runs on the calling thread's current CUDA device, enqueued on ``stream``
-(default 0, the legacy default stream); nothing here synchronizes with a
-tensor's producer stream, so pass the stream the data is ordered on.
+shape here, naming the argument, since the C ABI sees only pointers.
+
+A layer is created in the calling thread's current CUDA context (device
+0's primary context, made current on the thread, when it has none) and
+stays there: forward() and close() may then run on any thread, whatever
+its current context, and a context of the caller's own (not a primary
+one) must outlive the layer. dequantize() runs in the calling thread's
+current context. Work is enqueued on ``stream`` (default 0, the legacy
+default stream, which belongs to the layer's context); nothing here
+synchronizes with a tensor's producer stream, so pass the stream the data
+is ordered on.
 """
 
 import ctypes

@@ -13,15 +13,17 @@
  * passed to hummingd_layer_create / hummingd_dequantize), nor be followed
  * by one; the caller orders them (the Python SDK's close() waits for the
  * calls in flight, then frees).
- * Device-side calls work on the calling thread's current CUDA device (the
- * primary context is made current when none is, on every call); a layer
- * stays in the context current at its creation, which must outlive it
- * when it is the caller's own (not a primary context), and makes it
- * current for its own calls (forward, destroy) from any thread where they
- * need it; device pointers are CUdeviceptr values passed as uint64_t,
- * streams are CUstream values passed as void* (NULL = the legacy default
- * stream). The CUDA driver is loaded on first use: without one they return
- * HUMMINGD_FAILED_PRECONDITION. */
+ * Device-side calls work on the calling thread's current CUDA device
+ * (device 0's primary context is made current on a thread that has none,
+ * and stays current there); a layer stays in the context current at its
+ * creation, which must outlive it when it is the caller's own (not a
+ * primary context), and makes it current for its own calls (forward,
+ * destroy) from any thread where they need it (not for a forward on a
+ * stream of the caller's with a CUDA 12+ driver, which runs in the
+ * stream's context); device pointers are CUdeviceptr values passed as
+ * uint64_t, streams are CUstream values passed as void* (NULL = the legacy
+ * default stream). The CUDA driver is loaded on first use: without one
+ * they return HUMMINGD_FAILED_PRECONDITION. */
 #ifndef HUMMINGD_HUMMINGD_H_
 #define HUMMINGD_HUMMINGD_H_
 
