@@ -1,6 +1,6 @@
 // The GEMM launch arguments the client derives without a GPU: which scale
-// tensor a launch passes, and which kernel sets a client's launch ABI
-// accepts.
+// tensor a launch passes, which kernel sets a client's launch ABI
+// accepts, and which family each op takes.
 
 #include <string>
 
@@ -84,6 +84,35 @@ TEST(GemmLaunchArgsTest, KMajorKernelsNeedASetPlannedForTheirAbi) {
       << wide;
   set.set_launch_abi(kLaunchAbiPrefillTiles);
   EXPECT_TRUE(CheckKernelSetLaunchAbi(set).ok());
+}
+
+// Without a GPU: each op takes only its own family's sets, whose kernels
+// take its argument struct (a GEMM kernel launched with DequantArgs would
+// read pointers from past the struct).
+TEST(GemmLaunchArgsTest, OpsTakeOnlyTheirFamilysSets) {
+  EXPECT_TRUE(CheckKernelSetFamily(v1::KERNEL_FAMILY_GEMM,
+                                   v1::KERNEL_FAMILY_GEMM, "a layer")
+                  .ok());
+  const absl::Status gemm_to_dequant = CheckKernelSetFamily(
+      v1::KERNEL_FAMILY_GEMM, v1::KERNEL_FAMILY_DEQUANT, "dequantize");
+  EXPECT_EQ(gemm_to_dequant.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(gemm_to_dequant.message(),
+            "kernel_set.family: dequantize needs a \"dequant\" kernel set "
+            "(got \"gemm\")");
+  const absl::Status unspecified = CheckKernelSetFamily(
+      v1::KERNEL_FAMILY_UNSPECIFIED, v1::KERNEL_FAMILY_GEMM, "a layer");
+  EXPECT_EQ(unspecified.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(unspecified.message(),
+            "kernel_set.family: a layer needs a \"gemm\" kernel set (got "
+            "unspecified)");
+  // A family this client does not know (a newer daemon's) by its number.
+  const absl::Status unknown =
+      CheckKernelSetFamily(static_cast<v1::KernelFamily>(7),
+                           v1::KERNEL_FAMILY_DEQUANT, "dequantize");
+  EXPECT_EQ(unknown.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(unknown.message(),
+            "kernel_set.family: dequantize needs a \"dequant\" kernel set "
+            "(got unknown family 7)");
 }
 
 }  // namespace

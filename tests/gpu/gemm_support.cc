@@ -44,7 +44,9 @@ absl::StatusOr<GemmLayerKernels> Resolve(const std::string& spec_text,
   ASSIGN_OR_RETURN(out.repack_entry, PlanRepack(request));
   for (v1::KernelSet* set : {&out.gemm, &out.repack}) {
     set->set_canonical_spec(FormatSpecText(spec));
-    // As a daemon echoes it (LoadedKernelSet::Load checks it).
+    // As a daemon sends them (QuantizedLinear::Create checks the family,
+    // LoadedKernelSet::Load the launch ABI).
+    set->set_family(v1::KERNEL_FAMILY_GEMM);
     set->set_launch_abi(request.launch_abi);
     set->set_plan_key(Sha256Hex(
         absl::StrCat("test-gemm-plan|", set == &out.gemm ? "gemm" : "repack",

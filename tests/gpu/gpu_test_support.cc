@@ -52,6 +52,8 @@ absl::StatusOr<v1::KernelSet> Resolve(const std::string& spec_text, int64_t n,
   ASSIGN_OR_RETURN(Plan plan, PlanKernels(request));
 
   v1::KernelSet set;
+  // As a daemon sends it (Dequantize checks it).
+  set.set_family(v1::KERNEL_FAMILY_DEQUANT);
   set.set_canonical_spec(FormatSpecText(spec));
   set.set_plan_key(Sha256Hex(absl::StrCat("test-plan|", set.canonical_spec(),
                                           "|", n, "|", k, "|", arch)));

@@ -1,11 +1,15 @@
-// Host-side cost of one Dequantize call (validation + cuLaunchKernelEx), no
-// synchronization inside the timed loops. Prints a markdown row and, when
-// $HUMMINGD_GPU_RESULTS_DIR is set, writes launch_cost.{json,md} there.
+// Host-side cost of one Dequantize call and of one QuantizedLinear::Forward
+// (validation + cuLaunchKernelEx, and for Forward the kernel lookup and any
+// context switch), no synchronization inside the timed loops. Prints
+// markdown rows and, when $HUMMINGD_GPU_RESULTS_DIR is set, writes
+// launch_cost.{json,md} and launch_cost_forward.md there.
 
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,8 +18,10 @@
 #include "gtest/gtest.h"
 #include "hummingd/gpu/cuda_driver.h"
 #include "hummingd/gpu/dequantize.h"
+#include "hummingd/gpu/quantized_linear.h"
 #include "tests/gpu/dequant_inputs.h"
 #include "tests/gpu/gpu_test_support.h"
+#include "tests/gpu/linear_layer.h"
 
 namespace hummingd::gpu::testing {
 namespace {
@@ -31,6 +37,36 @@ struct Shape {
   int64_t n;
   int64_t k;
 };
+
+struct LaunchCost {
+  bool all_ok = true;
+  int launches = 0;
+  double mean_us = 0;
+  double best_batch_us = 1e30;
+};
+
+// Times kBatches batches of `launch` (true when it succeeded), synchronizing
+// `stream` between batches, after a warm-up that absorbs first-launch work.
+LaunchCost TimeLaunches(const CudaDriverApi& api, CUstream stream,
+                        const std::function<bool()>& launch) {
+  LaunchCost cost;
+  for (int i = 0; i < 100; ++i) cost.all_ok &= launch();
+  cost.all_ok &= api.cuStreamSynchronize(stream) == CUDA_SUCCESS;
+  double total_us = 0;
+  for (int batch = 0; batch < kBatches; ++batch) {
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < kLaunchesPerBatch; ++i) cost.all_ok &= launch();
+    const auto stop = std::chrono::steady_clock::now();
+    const double us =
+        std::chrono::duration<double, std::micro>(stop - start).count();
+    total_us += us;
+    cost.best_batch_us = std::min(cost.best_batch_us, us / kLaunchesPerBatch);
+    cost.all_ok &= api.cuStreamSynchronize(stream) == CUDA_SUCCESS;
+  }
+  cost.launches = kBatches * kLaunchesPerBatch;
+  cost.mean_us = total_us / cost.launches;
+  return cost;
+}
 
 TEST(LaunchCostTest, HostMicrosecondsPerDequantizeLaunch) {
   HUMMINGD_REQUIRE_GPU();
@@ -58,29 +94,13 @@ TEST(LaunchCostTest, HostMicrosecondsPerDequantizeLaunch) {
                           "cuStreamCreate")
                     .ok());
     const DequantBuffers buffers = layer.buffers();
-    for (int i = 0; i < 100; ++i) {  // warm-up: first-launch work
-      ASSERT_TRUE(Dequantize(**loaded, buffers, stream).ok());
-    }
-    ASSERT_TRUE(CudaCheck(api.cuStreamSynchronize(stream), "sync").ok());
-
-    double total_us = 0;
-    double best_batch_us = 1e30;
-    bool all_ok = true;
-    for (int batch = 0; batch < kBatches; ++batch) {
-      const auto start = std::chrono::steady_clock::now();
-      for (int i = 0; i < kLaunchesPerBatch; ++i) {
-        all_ok &= Dequantize(**loaded, buffers, stream).ok();
-      }
-      const auto stop = std::chrono::steady_clock::now();
-      const double us =
-          std::chrono::duration<double, std::micro>(stop - start).count();
-      total_us += us;
-      best_batch_us = std::min(best_batch_us, us / kLaunchesPerBatch);
-      ASSERT_TRUE(CudaCheck(api.cuStreamSynchronize(stream), "sync").ok());
-    }
-    ASSERT_TRUE(all_ok);
-    const int launches = kBatches * kLaunchesPerBatch;
-    const double mean_us = total_us / launches;
+    const LaunchCost cost = TimeLaunches(api, stream, [&] {
+      return Dequantize(**loaded, buffers, stream).ok();
+    });
+    ASSERT_TRUE(cost.all_ok);
+    const int launches = cost.launches;
+    const double mean_us = cost.mean_us;
+    const double best_batch_us = cost.best_batch_us;
     absl::StrAppend(
         &markdown,
         absl::StrFormat("| %s | `%s` | %d | %d | %d | %.2f | %.2f | %.1f |\n",
@@ -114,6 +134,75 @@ TEST(LaunchCostTest, HostMicrosecondsPerDequantizeLaunch) {
     std::ofstream(absl::StrCat(dir, "/launch_cost.md")) << markdown;
     std::ofstream(absl::StrCat(dir, "/launch_cost.json")) << json;
   }
+}
+
+// Forward of one decode token, on an explicit stream (a CUDA 12+ kernel
+// then needs no context switch) and on the legacy stream (the layer's
+// context is already current: one thread-local read). The same target as
+// Dequantize: Forward adds a range lookup and a few pointer checks.
+TEST(LaunchCostTest, HostMicrosecondsPerForwardLaunch) {
+  HUMMINGD_REQUIRE_GPU();
+  const CudaDevice& device = TestDevice();
+  const uint64_t seed = TestSeed();
+  SCOPED_TRACE(SeedTrace(seed));
+  absl::StatusOr<v1::KernelSet> set = LinearLayerSet(TestArch(device));
+  ASSERT_TRUE(set.ok()) << set.status();
+  absl::StatusOr<HostLinearLayer> host = HostLinearLayer::Make(seed);
+  ASSERT_TRUE(host.ok()) << host.status();
+  ArtifactCache cache;
+  absl::StatusOr<std::unique_ptr<LoadedKernelSet>> loaded =
+      LoadedKernelSet::Load(*set, cache);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  std::shared_ptr<const LoadedKernelSet> shared = *std::move(loaded);
+  const CudaDriverApi& api = shared->driver();
+  DeviceCheckpoint checkpoint;
+  ASSERT_TRUE(checkpoint.Upload(*host).ok());
+  CUstream explicit_stream = nullptr;
+  ASSERT_TRUE(
+      CudaCheck(api.cuStreamCreate(&explicit_stream, CU_STREAM_NON_BLOCKING),
+                "cuStreamCreate")
+          .ok());
+  const int64_t m = 1;
+  absl::StatusOr<std::unique_ptr<QuantizedLinear>> layer =
+      QuantizedLinear::Create(shared, checkpoint.Weights(), m, explicit_stream);
+  ASSERT_TRUE(layer.ok()) << layer.status();
+  const Activations x = MakeActivations(*host, m, seed);
+  DeviceBuffer x_device, y_device;
+  ASSERT_TRUE(x_device.Allocate(x.bits.size() * 2, x.bits.data()).ok());
+  ASSERT_TRUE(y_device.Allocate(static_cast<size_t>(kLinearLayerN * 2)).ok());
+
+  std::string markdown =
+      "| device | spec | N | K | stream | launches | mean µs/launch | best "
+      "batch µs/launch | target µs |\n"
+      "|---|---|---:|---:|---|---:|---:|---:|---:|\n";
+  for (CUstream stream : {explicit_stream, CUstream{nullptr}}) {
+    const char* stream_name = stream == nullptr ? "legacy" : "explicit";
+    // Each stream's first forward follows everything before it.
+    ASSERT_EQ(api.cuCtxSynchronize(), CUDA_SUCCESS);
+    const LaunchCost cost = TimeLaunches(api, stream, [&] {
+      return (*layer)->Forward(x_device.get(), y_device.get(), m, stream).ok();
+    });
+    ASSERT_TRUE(cost.all_ok) << stream_name;
+    absl::StrAppend(
+        &markdown,
+        absl::StrFormat(
+            "| %s | `%s` | %d | %d | %s | %d | %.2f | %.2f | %.1f |\n",
+            device.name, kLinearLayerSpec, kLinearLayerN, kLinearLayerK,
+            stream_name, cost.launches, cost.mean_us, cost.best_batch_us,
+            kTargetMicroseconds));
+    // The output is still right after all those launches.
+    std::vector<uint16_t> y_bits(static_cast<size_t>(kLinearLayerN));
+    ASSERT_TRUE(y_device.Download(y_bits.data(), y_bits.size() * 2).ok());
+    EXPECT_LE(OutputError(*host, x, y_bits), kLinearLayerBound) << stream_name;
+    // As for Dequantize: the least disturbed batch.
+    EXPECT_LE(cost.best_batch_us, kTargetMicroseconds) << stream_name;
+  }
+  std::cout << "forward launch cost (host side, no sync):\n" << markdown;
+  if (const char* dir = std::getenv("HUMMINGD_GPU_RESULTS_DIR")) {
+    std::ofstream(absl::StrCat(dir, "/launch_cost_forward.md")) << markdown;
+  }
+  layer->reset();
+  api.cuStreamDestroy(explicit_stream);
 }
 
 }  // namespace

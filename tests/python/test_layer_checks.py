@@ -3,9 +3,9 @@ shape (naming the argument), max_m, and forward's m / rows / stream logic.
 A stand-in kernel set and a recording stand-in for the library replace the
 GPU; no library needed."""
 
+import contextlib
 import types
 import unittest
-import weakref
 from unittest import mock
 
 import hummingd
@@ -21,7 +21,8 @@ X_POINTER, Y_POINTER = 0x7f0000010000, 0x7f0000020000
 
 def stand_in_set(family="gemm", max_m=0, spec=SPEC):
     return types.SimpleNamespace(family=family, spec=Spec.parse(spec), n=N,
-                                 k=K, max_m=max_m, handle=None)
+                                 k=K, max_m=max_m, handle=None,
+                                 _using=lambda: contextlib.nullcontext(None))
 
 
 def good_tensors():
@@ -150,6 +151,9 @@ class StandInClient:
         if status != 0:
             raise _errors.status_error(status, "stand-in")
 
+    def _call(self, function, *args):
+        self.check(function(self.handle, *args))
+
 
 class ForwardChecksTest(unittest.TestCase):
 
@@ -157,8 +161,7 @@ class ForwardChecksTest(unittest.TestCase):
         """A QuantizedLinear as __init__ leaves it, over the stand-ins."""
         layer = hummingd.QuantizedLinear.__new__(hummingd.QuantizedLinear)
         layer._lib = library or RecordingLibrary()
-        layer._handle = object()
-        layer._finalizer = weakref.finalize(layer, lambda: None)
+        layer._own(object(), lambda handle: None)
         layer.kernel_set = stand_in_set()
         layer.n, layer.k, layer.max_m = N, K, 64
         layer.stream_handle = 0  # created with stream=None

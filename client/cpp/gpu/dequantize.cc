@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 #include "gemm/dequant_args.cuh"
 
 namespace hummingd::gpu {
@@ -58,6 +59,8 @@ absl::Status CheckBuffers(const QuantSpec& spec,
 
 absl::Status Dequantize(const LoadedKernelSet& set,
                         const DequantBuffers& buffers, CUstream stream) {
+  RETURN_IF_ERROR(CheckKernelSetFamily(set.family(), v1::KERNEL_FAMILY_DEQUANT,
+                                       "dequantize"));
   const absl::Status valid = CheckBuffers(set.spec(), buffers);
   if (!valid.ok()) return valid;
 

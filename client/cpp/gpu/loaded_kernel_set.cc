@@ -38,11 +38,9 @@ absl::Status CheckRunsOn(const CubinInfo& info, const CudaDevice& device,
       device.ordinal, " (", device.name, ", sm_", device.sm, ")"));
 }
 
-// Loads a verified cubin into `artifact` (function handle, smem limit).
-absl::Status LoadIntoDriver(const CudaDriverApi& api, const v1::Kernel& kernel,
-                            const CudaDevice& device,
+// Loads a verified cubin into `artifact` (its function handle).
+absl::Status LoadIntoDriver(const CudaDriverApi& api,
                             LoadedArtifact& artifact) {
-  const int smem = kernel.launch().dynamic_shared_memory();
   const void* image = artifact.cubin.data();
   if (api.HasLibraryApi()) {
     CUlibrary library = nullptr;
@@ -54,75 +52,120 @@ absl::Status LoadIntoDriver(const CudaDriverApi& api, const v1::Kernel& kernel,
     RETURN_IF_ERROR(CudaCheck(
         api.cuLibraryGetKernel(&handle, library, artifact.entry.c_str()),
         "cuLibraryGetKernel"));
-    // Resolving it in the current context surfaces a refused image now
-    // rather than at the first launch.
-    CUfunction resolved = nullptr;
-    RETURN_IF_ERROR(CudaCheck(api.cuKernelGetFunction(&resolved, handle),
-                              "cuKernelGetFunction"));
-    if (smem > 0) {
-      RETURN_IF_ERROR(
-          CudaCheck(api.cuKernelSetAttribute(
-                        CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem,
-                        handle, device.device),
-                    "cuKernelSetAttribute(max dynamic shared memory)"));
-    }
     // Launch APIs take a CUkernel where a CUfunction is expected and run it
     // in the stream's context.
     artifact.function = reinterpret_cast<CUfunction>(handle);
     artifact.context_independent = true;
-  } else {
-    CUmodule module = nullptr;
-    RETURN_IF_ERROR(
-        CudaCheck(api.cuModuleLoadData(&module, image), "cuModuleLoadData"));
-    RETURN_IF_ERROR(
-        CudaCheck(api.cuModuleGetFunction(&artifact.function, module,
-                                          artifact.entry.c_str()),
-                  "cuModuleGetFunction"));
-    if (smem > 0) {
-      RETURN_IF_ERROR(
-          CudaCheck(api.cuFuncSetAttribute(
-                        artifact.function,
-                        CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem),
-                    "cuFuncSetAttribute(max dynamic shared memory)"));
-    }
+    return absl::OkStatus();
   }
-  artifact.loaded_on = device.device;
-  return absl::OkStatus();
+  CUmodule module = nullptr;
+  RETURN_IF_ERROR(
+      CudaCheck(api.cuModuleLoadData(&module, image), "cuModuleLoadData"));
+  return CudaCheck(api.cuModuleGetFunction(&artifact.function, module,
+                                           artifact.entry.c_str()),
+                   "cuModuleGetFunction");
 }
 
 }  // namespace
+
+absl::Status ArtifactCache::Prepare(const CudaDriverApi& api, Entry& entry,
+                                    CUcontext context, const CudaDevice& device,
+                                    int dynamic_shared_memory) {
+  const LoadedArtifact& artifact = *entry.artifact;
+  if (artifact.context_independent && !entry.resolved_in.contains(context)) {
+    // The driver loads a library into a context lazily, at its first
+    // launch there; resolving it now surfaces an image this device refuses
+    // at load time rather than at that launch, which may be inside a
+    // graph capture.
+    CUfunction resolved = nullptr;
+    RETURN_IF_ERROR(
+        CudaCheck(api.cuKernelGetFunction(
+                      &resolved, reinterpret_cast<CUkernel>(artifact.function)),
+                  "cuKernelGetFunction"));
+    entry.resolved_in.insert(context);
+  }
+  // Kernels sharing an artifact may ask for different amounts (their
+  // launch params come with each kernel, not the cubin): raised again
+  // whenever one asks for more than any before it on this device.
+  auto raised = entry.smem_limits.find(device.device);
+  if (dynamic_shared_memory <= 0 || (raised != entry.smem_limits.end() &&
+                                     raised->second >= dynamic_shared_memory)) {
+    return absl::OkStatus();
+  }
+  if (artifact.context_independent) {
+    // A CUkernel attribute is per device: a launch on a device it was not
+    // raised for fails with CUDA_ERROR_INVALID_VALUE.
+    RETURN_IF_ERROR(CudaCheck(
+        api.cuKernelSetAttribute(
+            CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            dynamic_shared_memory,
+            reinterpret_cast<CUkernel>(artifact.function), device.device),
+        "cuKernelSetAttribute(max dynamic shared memory)"));
+  } else {
+    // A module function belongs to one context, hence one device.
+    RETURN_IF_ERROR(CudaCheck(
+        api.cuFuncSetAttribute(artifact.function,
+                               CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                               dynamic_shared_memory),
+        "cuFuncSetAttribute(max dynamic shared memory)"));
+  }
+  entry.smem_limits[device.device] = dynamic_shared_memory;
+  return absl::OkStatus();
+}
 
 absl::StatusOr<std::shared_ptr<const LoadedArtifact>> ArtifactCache::GetOrLoad(
     const v1::Kernel& kernel, const std::string& cubin,
     const CudaDevice& device) {
   const std::string name = KernelName(kernel);
   ASSIGN_OR_RETURN(const CudaDriverApi* api, CudaDriver());
+  CUcontext context = nullptr;
+  RETURN_IF_ERROR(CudaCheck(api->cuCtxGetCurrent(&context), "cuCtxGetCurrent"));
+  // A CUlibrary serves every context; a CUmodule only its own.
+  const Key key(kernel.artifact_key(),
+                api->HasLibraryApi() ? nullptr : context);
+  const int dynamic_shared_memory = kernel.launch().dynamic_shared_memory();
   // Loads are rare (once per artifact per process) and take milliseconds;
   // holding the lock across one is what makes "at most once" simple.
   absl::MutexLock lock(&mu_);
-  auto it = artifacts_.find(kernel.artifact_key());
+  auto it = artifacts_.find(key);
   if (it != artifacts_.end()) {
-    const LoadedArtifact& loaded = *it->second;
+    Entry& entry = it->second;
+    const LoadedArtifact& loaded = *entry.artifact;
     RETURN_IF_ERROR(CheckRunsOn(loaded.info, device, name));
     if (loaded.entry != kernel.entry()) {
       return absl::InvalidArgumentError(absl::StrCat(
           name, ": artifact already loaded with entry ", loaded.entry));
     }
-    return it->second;
+    const absl::Status prepared =
+        Prepare(*api, entry, context, device, dynamic_shared_memory);
+    if (!prepared.ok()) return Annotate(prepared, name);
+    return entry.artifact;
   }
-  if (cubin.empty()) {
+  // A module for another context may have the verified bytes this set did
+  // not repeat (each cubin travels once per set, a metadata-only set has
+  // none).
+  const std::string* image = &cubin;
+  if (image->empty() && key.second != nullptr) {
+    for (const auto& [other_key, other] : artifacts_) {
+      if (other_key.first == key.first) {
+        image = &other.artifact->cubin;
+        break;
+      }
+    }
+  }
+  if (image->empty()) {
     return absl::InvalidArgumentError(
         absl::StrCat(name,
                      ": kernel_set carries no cubin for this artifact "
                      "(metadata-only response?)"));
   }
-  const uint64_t checksum = Checksum64(cubin);
+  const uint64_t checksum = Checksum64(*image);
   if (checksum != kernel.cubin_checksum()) {
     return absl::DataLossError(absl::StrCat(
         name, ": cubin checksum mismatch (got ", checksum, ", expected ",
         kernel.cubin_checksum(), "); refusing to load it"));
   }
-  absl::StatusOr<CubinInfo> info = InspectCubin(cubin);
+  absl::StatusOr<CubinInfo> info = InspectCubin(*image);
   if (!info.ok()) return Annotate(info.status(), name);
   RETURN_IF_ERROR(CheckRunsOn(*info, device, name));
   if (!std::binary_search(info->kernels.begin(), info->kernels.end(),
@@ -137,13 +180,16 @@ absl::StatusOr<std::shared_ptr<const LoadedArtifact>> ArtifactCache::GetOrLoad(
   artifact->info = *std::move(info);
   // The driver copies the image, but keeping the bytes costs a few KB and
   // does not depend on that.
-  artifact->cubin = cubin;
-  absl::Status loaded = LoadIntoDriver(*api, kernel, device, *artifact);
+  artifact->cubin = *image;
+  absl::Status loaded = LoadIntoDriver(*api, *artifact);
+  if (!loaded.ok()) return Annotate(loaded, name);
+  Entry entry;
+  entry.artifact = std::move(artifact);
+  loaded = Prepare(*api, entry, context, device, dynamic_shared_memory);
   if (!loaded.ok()) return Annotate(loaded, name);
   ++loads_;
-  auto [inserted, unused] =
-      artifacts_.emplace(kernel.artifact_key(), std::move(artifact));
-  return inserted->second;
+  auto [inserted, unused] = artifacts_.emplace(key, std::move(entry));
+  return inserted->second.artifact;
 }
 
 int64_t ArtifactCache::loads() const {
@@ -233,6 +279,34 @@ absl::Status CheckKernelSetLaunchAbi(const v1::KernelSet& set) {
   return absl::OkStatus();
 }
 
+namespace {
+
+// How errors name a family: as callers spell it when they resolve a set;
+// by number when this client does not know it (a newer daemon's family).
+std::string FamilyName(v1::KernelFamily family) {
+  switch (family) {
+    case v1::KERNEL_FAMILY_DEQUANT:
+      return "\"dequant\"";
+    case v1::KERNEL_FAMILY_GEMM:
+      return "\"gemm\"";
+    case v1::KERNEL_FAMILY_UNSPECIFIED:
+      return "unspecified";
+    default:
+      return absl::StrCat("unknown family ", static_cast<int>(family));
+  }
+}
+
+}  // namespace
+
+absl::Status CheckKernelSetFamily(v1::KernelFamily family,
+                                  v1::KernelFamily wanted,
+                                  absl::string_view op) {
+  if (family == wanted) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("kernel_set.family: ", op, " needs a ", FamilyName(wanted),
+                   " kernel set (got ", FamilyName(family), ")"));
+}
+
 absl::StatusOr<std::unique_ptr<LoadedKernelSet>> LoadedKernelSet::Load(
     const v1::KernelSet& set, ArtifactCache& cache) {
   RETURN_IF_ERROR(CheckKernelSetLaunchAbi(set));
@@ -266,6 +340,7 @@ absl::StatusOr<std::unique_ptr<LoadedKernelSet>> LoadedKernelSet::Load(
   loaded->driver_ = api;
   loaded->device_ = std::move(device);
   loaded->spec_ = *spec;
+  loaded->family_ = set.family();
   loaded->n_ = set.shape().n();
   loaded->k_ = set.shape().k();
   loaded->served_max_m_ = set.max_m();

@@ -1,10 +1,12 @@
 #include "hummingd/gpu/quantized_linear.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/logging.h"
 #include "common/status_macros.h"
 #include "gemm/wna16_args.cuh"
 #include "kernels/k_major_scales.h"
@@ -118,6 +120,102 @@ absl::StatusOr<CUdeviceptr> PrepareKMajorScales(const CudaDriverApi& driver,
   return copy;
 }
 
+// The context a layer of `set` lives in: the calling thread's current one,
+// else the set's device's primary context, retained for the layer (its
+// destructor releases it).
+struct LayerContext {
+  CUcontext context = nullptr;
+  bool retained_primary = false;
+};
+
+absl::StatusOr<LayerContext> ChooseLayerContext(const LoadedKernelSet& set) {
+  const CudaDriverApi& driver = set.driver();
+  LayerContext chosen;
+  RETURN_IF_ERROR(
+      CudaCheck(driver.cuCtxGetCurrent(&chosen.context), "cuCtxGetCurrent"));
+  if (chosen.context == nullptr) {
+    RETURN_IF_ERROR(CudaCheck(
+        driver.cuDevicePrimaryCtxRetain(&chosen.context, set.device().device),
+        "cuDevicePrimaryCtxRetain"));
+    chosen.retained_primary = true;
+    return chosen;
+  }
+  CUdevice device = 0;
+  RETURN_IF_ERROR(CudaCheck(driver.cuCtxGetDevice(&device), "cuCtxGetDevice"));
+  if (device != set.device().device) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "quantized_linear.set: loaded for device ", set.device().ordinal,
+        ", but the calling thread's current context is on device ",
+        static_cast<int>(device),
+        "; load the kernel set with this device current"));
+  }
+  return chosen;
+}
+
+// Makes a layer's context current on the calling thread for the scope's
+// lifetime, unless it already is (pushed onto the thread's context stack,
+// so whatever the caller had current is current again afterwards).
+class ContextScope {
+ public:
+  ContextScope(const CudaDriverApi& driver, CUcontext context)
+      : driver_(driver), pushed_(Push(driver, context)) {}
+  ~ContextScope() {
+    if (!pushed_.ok() || !*pushed_) return;
+    CUcontext popped = nullptr;
+    const absl::Status status =
+        CudaCheck(driver_.cuCtxPopCurrent(&popped), "cuCtxPopCurrent");
+    if (!status.ok()) {
+      log::Error(absl::StrCat("event=quantized_linear_context error=\"",
+                              status.message(), "\""));
+    }
+  }
+  ContextScope(const ContextScope&) = delete;
+  ContextScope& operator=(const ContextScope&) = delete;
+
+  absl::Status status() const { return pushed_.status(); }
+
+ private:
+  // Whether it pushed: the common case (the caller already has the layer's
+  // context current) costs one thread-local read, not a push and a pop.
+  static absl::StatusOr<bool> Push(const CudaDriverApi& driver,
+                                   CUcontext context) {
+    CUcontext current = nullptr;
+    RETURN_IF_ERROR(
+        CudaCheck(driver.cuCtxGetCurrent(&current), "cuCtxGetCurrent"));
+    if (current == context) return false;
+    RETURN_IF_ERROR(
+        CudaCheck(driver.cuCtxPushCurrent(context), "cuCtxPushCurrent"));
+    return true;
+  }
+
+  const CudaDriverApi& driver_;
+  const absl::StatusOr<bool> pushed_;
+};
+
+// Whether launching `kernel` on `stream` needs the layer's context current.
+// A CUkernel (context-independent artifact) runs in its stream's context:
+// for a stream the caller created, the current context plays no part. Only
+// the NULL, legacy and per-thread default streams mean "the current
+// context's", and a module function belongs to the context it was loaded
+// in.
+bool LaunchNeedsContext(const LoadedKernel& kernel, CUstream stream) {
+  if (!kernel.artifact->context_independent) return true;
+  return stream == nullptr || stream == CU_STREAM_LEGACY ||
+         stream == CU_STREAM_PER_THREAD;
+}
+
+// Frees one of a layer's buffers; a destructor can only log a failure.
+void FreeLogged(const CudaDriverApi& driver, CUdeviceptr pointer,
+                absl::string_view what) {
+  if (pointer == 0) return;
+  const absl::Status status = CudaCheck(driver.cuMemFree(pointer),
+                                        absl::StrCat("cuMemFree(", what, ")"));
+  if (!status.ok()) {
+    log::Error(absl::StrCat("event=quantized_linear_free error=\"",
+                            status.message(), "\""));
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<QuantizedLinear>> QuantizedLinear::Create(
@@ -126,6 +224,10 @@ absl::StatusOr<std::unique_ptr<QuantizedLinear>> QuantizedLinear::Create(
   if (set == nullptr) {
     return absl::InvalidArgumentError("quantized_linear.set: must not be null");
   }
+  // Before anything reads the ranges: a dequant set's kernels take
+  // DequantArgs, and it has no repack kernel.
+  RETURN_IF_ERROR(CheckKernelSetFamily(set->family(), v1::KERNEL_FAMILY_GEMM,
+                                       "a layer (QuantizedLinear)"));
   const QuantSpec& spec = set->spec();
   if (set->n() <= 0 || set->k() <= 0) {
     return absl::InvalidArgumentError(
@@ -143,11 +245,20 @@ absl::StatusOr<std::unique_ptr<QuantizedLinear>> QuantizedLinear::Create(
   ASSIGN_OR_RETURN(const LoadedKernel* repack, set->Prepare("repack"));
   RETURN_IF_ERROR(CheckWeights(spec, weights));
 
+  const CudaDriverApi& driver = set->driver();
   std::unique_ptr<QuantizedLinear> layer(new QuantizedLinear());
   layer->set_ = set;
+  ASSIGN_OR_RETURN(const LayerContext context, ChooseLayerContext(*set));
+  // Owned by the layer at once: a failure below releases it in the
+  // destructor.
+  layer->context_ = context.context;
+  layer->retained_primary_context_ = context.retained_primary;
+  // The allocations, the repack and (if Create fails) the destructor's
+  // frees all run in the layer's context, whatever the caller has current.
+  ContextScope scope(driver, context.context);
+  RETURN_IF_ERROR(scope.status());
   layer->weights_ = weights;
   layer->max_m_ = max_m;
-  const CudaDriverApi& driver = set->driver();
   const int64_t fragment_bytes = set->n() * set->k() * spec.weight.bits / 8;
   RETURN_IF_ERROR(
       CudaCheck(driver.cuMemAlloc(&layer->fragments_,
@@ -199,13 +310,36 @@ absl::StatusOr<std::unique_ptr<QuantizedLinear>> QuantizedLinear::Create(
 }
 
 QuantizedLinear::~QuantizedLinear() {
-  if (set_ == nullptr) return;
-  // Freeing synchronizes with pending work on these buffers, so a layer
-  // destroyed right after a Forward is still safe.
-  if (fragments_ != 0) set_->driver().cuMemFree(fragments_);
-  if (workspace_ != 0) set_->driver().cuMemFree(workspace_);
-  if (counters_ != 0) set_->driver().cuMemFree(counters_);
-  if (scales_k_major_ != 0) set_->driver().cuMemFree(scales_k_major_);
+  if (set_ == nullptr || context_ == nullptr) return;
+  const CudaDriverApi& driver = set_->driver();
+  {
+    // The buffers belong to the layer's context, not necessarily the
+    // destroying thread's.
+    ContextScope scope(driver, context_);
+    if (scope.status().ok()) {
+      // Freeing synchronizes with pending work on these buffers, so a layer
+      // destroyed right after a Forward is still safe.
+      FreeLogged(driver, fragments_, "repacked weights");
+      FreeLogged(driver, workspace_, "split-K workspace");
+      FreeLogged(driver, counters_, "split-K counters");
+      FreeLogged(driver, scales_k_major_, "k-major scales");
+    } else {
+      // Freeing in whatever context is current instead could release
+      // another context's allocations at these addresses: leak them.
+      log::Error(absl::StrCat("event=quantized_linear_free leaked=1 error=\"",
+                              scope.status().message(), "\""));
+    }
+  }
+  // After the pop: the last release of a primary context destroys it.
+  if (retained_primary_context_) {
+    const absl::Status released =
+        CudaCheck(driver.cuDevicePrimaryCtxRelease(set_->device().device),
+                  "cuDevicePrimaryCtxRelease");
+    if (!released.ok()) {
+      log::Error(absl::StrCat("event=quantized_linear_context error=\"",
+                              released.message(), "\""));
+    }
+  }
 }
 
 absl::Status QuantizedLinear::Forward(CUdeviceptr x, CUdeviceptr y, int64_t m,
@@ -217,6 +351,13 @@ absl::Status QuantizedLinear::Forward(CUdeviceptr x, CUdeviceptr y, int64_t m,
   RETURN_IF_ERROR(CheckPointer("x", x, true, kVectorAlignment));
   RETURN_IF_ERROR(CheckPointer("y", y, true, kVectorAlignment));
   ASSIGN_OR_RETURN(const LoadedKernel* kernel, set_->ForM(m));
+  // The hot path: at most a context push and pop, no synchronization
+  // (still capturable), and none of it for an explicit stream.
+  std::optional<ContextScope> scope;
+  if (LaunchNeedsContext(*kernel, stream)) {
+    scope.emplace(set_->driver(), context_);
+    RETURN_IF_ERROR(scope->status());
+  }
   const QuantSpec& spec = set_->spec();
   GemmArgs args;
   args.x = reinterpret_cast<const void*>(x);

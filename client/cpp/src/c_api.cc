@@ -130,6 +130,9 @@ hummingd_status hummingd_client_create(hummingd_mode mode, const char* socket,
 void hummingd_client_destroy(hummingd_client* client) { delete client; }
 
 hummingd_mode hummingd_client_mode(const hummingd_client* client) {
+  // No status to return it through: AUTO is the one value a live client
+  // never reports, so it cannot be taken for one.
+  if (client == nullptr) return HUMMINGD_MODE_AUTO;
   return client->client->mode() == ResolveMode::kDaemon
              ? HUMMINGD_MODE_DAEMON
              : HUMMINGD_MODE_EMBEDDED;

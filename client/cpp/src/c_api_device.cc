@@ -11,17 +11,36 @@ namespace {
 
 using hummingd::gpu::LoadedKernelSet;
 
-// The set loaded for the current device, once per handle.
+// The set loaded for the calling thread's current context, once per handle
+// and context. UseDevice on every call, not only the first: each thread
+// gets device 0's primary context when it has none, and a thread whose
+// current context is another device's gets a set loaded for that device.
 absl::StatusOr<std::shared_ptr<const LoadedKernelSet>> Loaded(
     hummingd_client* client, const hummingd_kernel_set* set) {
+  ASSIGN_OR_RETURN(const hummingd::gpu::CudaDevice device,
+                   hummingd::gpu::UseDevice());
+  ASSIGN_OR_RETURN(const hummingd::gpu::CudaDriverApi* api,
+                   hummingd::gpu::CudaDriver());
+  CUcontext context = nullptr;
+  RETURN_IF_ERROR(hummingd::gpu::CudaCheck(api->cuCtxGetCurrent(&context),
+                                           "cuCtxGetCurrent"));
+  // With the device: a context's address may be reused by a later context
+  // on another device.
+  const std::pair<CUcontext, CUdevice> key(context, device.device);
   auto* mutable_set = const_cast<hummingd_kernel_set*>(set);
   std::lock_guard<std::mutex> lock(mutable_set->loaded_mutex);
-  if (mutable_set->loaded == nullptr) {
-    ASSIGN_OR_RETURN(std::unique_ptr<LoadedKernelSet> loaded,
-                     LoadedKernelSet::Load(*set->set, client->artifacts));
-    mutable_set->loaded = std::move(loaded);
+  auto it = mutable_set->loaded.find(key);
+  if (it != mutable_set->loaded.end()) return it->second;
+  ASSIGN_OR_RETURN(std::unique_ptr<LoadedKernelSet> loaded,
+                   LoadedKernelSet::Load(*set->set, client->artifacts));
+  std::shared_ptr<const LoadedKernelSet> shared = std::move(loaded);
+  // A process that keeps creating contexts would otherwise grow the map
+  // for as long as the handle lives.
+  if (mutable_set->loaded.size() >= hummingd_kernel_set::kMaxLoadedContexts) {
+    mutable_set->loaded.clear();
   }
-  return mutable_set->loaded;
+  mutable_set->loaded.emplace(key, shared);
+  return shared;
 }
 
 hummingd::gpu::CheckpointWeights ToWeights(
@@ -49,6 +68,12 @@ hummingd_status hummingd_layer_create(
         absl::InvalidArgumentError("set, weights, out: must not be NULL"));
   }
   *out = nullptr;
+  // Checked here as well as in QuantizedLinear::Create so that the refusal
+  // does not depend on a driver being present to load the set first.
+  const absl::Status family = hummingd::gpu::CheckKernelSetFamily(
+      set->set->family(), hummingd::v1::KERNEL_FAMILY_GEMM,
+      "hummingd_layer_create");
+  if (!family.ok()) return client->errors.Record(family);
   absl::StatusOr<std::shared_ptr<const LoadedKernelSet>> loaded =
       Loaded(client, set);
   if (!loaded.ok()) return client->errors.Record(loaded.status());
@@ -86,6 +111,12 @@ hummingd_status hummingd_dequantize(hummingd_client* client,
     return client->errors.Record(
         absl::InvalidArgumentError("set, weights: must not be NULL"));
   }
+  // Before loading: a GEMM set's first kernel takes GemmArgs, twice the
+  // size of the DequantArgs Dequantize passes.
+  const absl::Status family = hummingd::gpu::CheckKernelSetFamily(
+      set->set->family(), hummingd::v1::KERNEL_FAMILY_DEQUANT,
+      "hummingd_dequantize");
+  if (!family.ok()) return client->errors.Record(family);
   absl::StatusOr<std::shared_ptr<const LoadedKernelSet>> loaded =
       Loaded(client, set);
   if (!loaded.ok()) return client->errors.Record(loaded.status());

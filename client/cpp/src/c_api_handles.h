@@ -8,8 +8,10 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "hummingd/gpu/loaded_kernel_set.h"
 #include "hummingd/gpu/quantized_linear.h"
@@ -50,9 +52,19 @@ struct hummingd_client {
 struct hummingd_kernel_set {
   std::shared_ptr<const hummingd::v1::KernelSet> set;
   std::vector<const std::string*> cubins;  // per kernel, shared by key
-  // Loaded on first device use (hummingd_dequantize, hummingd_layer_create).
+  // Loaded on first device use (hummingd_dequantize, hummingd_layer_create)
+  // in each context and device: a loaded set launches on the device it was
+  // loaded for (its kernels' shared memory limit is raised there; before
+  // CUDA 12 its functions belong to the context). Entries are not dropped
+  // when their context is destroyed (the C ABI is not told), so the map is
+  // bounded: Loaded() empties it once it holds kMaxLoadedContexts entries
+  // (layers keep their own reference; a later call reloads, which costs
+  // lookups in the client's ArtifactCache, not driver loads).
+  static constexpr size_t kMaxLoadedContexts = 64;
   std::mutex loaded_mutex;
-  std::shared_ptr<const hummingd::gpu::LoadedKernelSet> loaded;
+  absl::flat_hash_map<std::pair<CUcontext, CUdevice>,
+                      std::shared_ptr<const hummingd::gpu::LoadedKernelSet>>
+      loaded;
 };
 
 struct hummingd_layer {

@@ -8,7 +8,6 @@ release the GIL while in C (ctypes does), so threads may resolve at once.
 
 import ctypes
 import os
-import weakref
 
 from . import _errors
 from . import _library
@@ -62,9 +61,7 @@ class Client(OwnedHandle):
         if status != 0:
             raise _errors.status_error(status, _library.decoded(error.value))
         self._lib = lib
-        self._handle = handle
-        self._finalizer = weakref.finalize(self, lib.hummingd_client_destroy,
-                                           handle)
+        self._own(handle, lib.hummingd_client_destroy)
         self.mode = _MODE_NAMES.get(lib.hummingd_client_mode(handle),
                                     "unknown")
 
@@ -72,8 +69,21 @@ class Client(OwnedHandle):
         """Raises the exception for a failed call on this client, with the
         message the library kept for this thread."""
         if status != 0:
-            raise _errors.status_error(status, _library.decoded(
-                self._lib.hummingd_client_last_error(self._handle)))
+            with self._using() as handle:
+                self._raise_for(handle, status)
+
+    def _raise_for(self, handle, status):
+        raise _errors.status_error(status, _library.decoded(
+            self._lib.hummingd_client_last_error(handle)))
+
+    def _call(self, function, *args):
+        """``function(client_handle, *args)``, raising its status with this
+        thread's message, both inside one use of the handle: a close() from
+        another thread meanwhile cannot free the client in between."""
+        with self._using() as handle:
+            status = function(handle, *args)
+            if status != 0:
+                self._raise_for(handle, status)
 
     def resolve(self, spec, n, k, gpu, max_m=0, family="gemm"):
         """The kernel set of a dense layer.
@@ -97,9 +107,9 @@ class Client(OwnedHandle):
         _library.checked_int(k, "k", 1, _library.INT64_MAX)
         _library.checked_int(max_m, "max_m", 0, _library.UINT32_MAX)
         out = ctypes.c_void_p()
-        self.check(self._lib.hummingd_resolve_max_m(
-            self.handle, _library.text(spec), _library.text(family), n, k,
-            _library.text(gpu), max_m, ctypes.byref(out)))
+        self._call(self._lib.hummingd_resolve_max_m, _library.text(spec),
+                   _library.text(family), n, k, _library.text(gpu), max_m,
+                   ctypes.byref(out))
         return KernelSet(out.value, family=family, n=n, k=k, gpu=gpu,
                          max_m=max_m)
 
@@ -109,13 +119,12 @@ class Client(OwnedHandle):
         path = _optional_path(path, "path")
         if path is None:
             raise _errors.InvalidArgumentError("path: must not be None")
-        self.check(self._lib.hummingd_prefetch_manifest(
-            self.handle, _library.text(path)))
+        self._call(self._lib.hummingd_prefetch_manifest, _library.text(path))
 
-    # close() (OwnedHandle) destroys the C client. Kernel sets and layers
-    # made with it stay usable (they own what they need); new calls on it
-    # raise. Not to be called while another thread is inside a call on it.
+    # close() (OwnedHandle) destroys the C client, after any call on it that
+    # another thread is still in. Kernel sets and layers made with it stay
+    # usable (they own what they need); new calls on it raise.
 
     def __repr__(self):
-        state = "open" if self._finalizer.alive else "closed"
+        state = "closed" if self.closed else "open"
         return "Client(mode=%r, %s)" % (self.mode, state)

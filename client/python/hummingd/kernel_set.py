@@ -8,7 +8,6 @@ construction; cubin bytes are copied only when asked for.
 
 import ctypes
 import dataclasses
-import weakref
 
 from . import _errors
 from . import _library
@@ -53,9 +52,7 @@ class KernelSet(OwnedHandle):
         """Takes ownership of ``handle`` (from hummingd_resolve_max_m)."""
         lib = _library.library()
         self._lib = lib
-        self._handle = ctypes.c_void_p(handle)
-        self._finalizer = weakref.finalize(
-            self, lib.hummingd_kernel_set_destroy, self._handle)
+        self._own(ctypes.c_void_p(handle), lib.hummingd_kernel_set_destroy)
         self.family = family
         self.n = n
         self.k = k
@@ -105,16 +102,19 @@ class KernelSet(OwnedHandle):
         """Index of the kernel whose range holds ``m``, or -1 (as str.find
         and hummingd_kernel_set_find)."""
         _library.checked_int(m, "m", _library.INT64_MIN, _library.INT64_MAX)
-        return self._lib.hummingd_kernel_set_find(self.handle, m)
+        with self._using() as handle:
+            return self._lib.hummingd_kernel_set_find(handle, m)
 
     def cubin(self, index):
         """A copy of kernel ``index``'s cubin (ranges sharing an artifact
         give the same bytes)."""
         kernel = self.kernels[index]
         size = ctypes.c_size_t(0)
-        pointer = self._lib.hummingd_kernel_cubin(self.handle, kernel.index,
-                                                  ctypes.byref(size))
-        return ctypes.string_at(pointer, size.value) if pointer else b""
+        # The bytes belong to the handle: copied before it can be freed.
+        with self._using() as handle:
+            pointer = self._lib.hummingd_kernel_cubin(handle, kernel.index,
+                                                      ctypes.byref(size))
+            return ctypes.string_at(pointer, size.value) if pointer else b""
 
     # close() (OwnedHandle) frees the handle now; layers made from the set
     # keep what they need.

@@ -3,14 +3,20 @@
 Wraps hummingd_layer_create / _forward / _destroy and hummingd_dequantize.
 Tensors are device pointers (int) or ``__cuda_array_interface__`` objects
 (cuda_arrays.py); the latter are checked against the kernel set's spec and
-shape here, naming the argument, since the C ABI sees only pointers. Work
-runs on the calling thread's current CUDA device, enqueued on ``stream``
-(default 0, the legacy default stream); nothing here synchronizes with a
-tensor's producer stream, so pass the stream the data is ordered on.
+shape here, naming the argument, since the C ABI sees only pointers.
+
+A layer is created in the calling thread's current CUDA context (device
+0's primary context, made current on the thread, when it has none) and
+stays there: forward() and close() may then run on any thread, whatever
+its current context, and a context of the caller's own (not a primary
+one) must outlive the layer. dequantize() runs in the calling thread's
+current context. Work is enqueued on ``stream`` (default 0, the legacy
+default stream, which belongs to the layer's context); nothing here
+synchronizes with a tensor's producer stream, so pass the stream the data
+is ordered on.
 """
 
 import ctypes
-import weakref
 
 from . import _errors
 from . import _library
@@ -91,13 +97,12 @@ class QuantizedLinear(OwnedHandle):
         self.stream_handle = stream_handle
         lib = _library.library()
         handle = ctypes.c_void_p()
-        client.check(lib.hummingd_layer_create(
-            client.handle, kernel_set.handle, ctypes.byref(checkpoint), max_m,
-            stream_handle, ctypes.byref(handle)))
+        with kernel_set._using() as set_handle:
+            client._call(lib.hummingd_layer_create, set_handle,
+                         ctypes.byref(checkpoint), max_m, stream_handle,
+                         ctypes.byref(handle))
         self._lib = lib
-        self._handle = handle
-        self._finalizer = weakref.finalize(self, lib.hummingd_layer_destroy,
-                                           handle)
+        self._own(handle, lib.hummingd_layer_destroy)
         # At interpreter exit the process's device memory goes with it;
         # freeing it then could meet a CUDA context already torn down.
         self._finalizer.atexit = False
@@ -115,7 +120,10 @@ class QuantizedLinear(OwnedHandle):
         both C-contiguous. m defaults to x's rows (and y's must match);
         given, both must hold at least m rows. Raw pointers need m.
         """
-        handle = self._live_handle()
+        with self._using() as handle:
+            self._forward(handle, x, y, m, stream)
+
+    def _forward(self, handle, x, y, m, stream):
         spec = self.kernel_set.spec
         x_pointer, x_rows = cuda_arrays.rows_pointer(x, "x", spec.act, self.k)
         y_pointer, y_rows = cuda_arrays.rows_pointer(y, "y", spec.out, self.n,
@@ -147,8 +155,9 @@ class QuantizedLinear(OwnedHandle):
 
     __call__ = forward
 
-    # close() (OwnedHandle) frees the layer's device memory now (after its
-    # pending work).
+    # close() (OwnedHandle) frees the layer's device memory (after its
+    # pending work) on the closing thread, once forwards other threads are
+    # in have returned.
 
 
 def dequantize(client, kernel_set, weights, scales, output, zero_points=None,
@@ -169,6 +178,6 @@ def dequantize(client, kernel_set, weights, scales, output, zero_points=None,
         output, "output", TensorLayout(spec.out, (kernel_set.n, kernel_set.k)),
         writable=True)
     stream_handle = cuda_arrays.stream_handle(stream)
-    client.check(_library.library().hummingd_dequantize(
-        client.handle, kernel_set.handle, ctypes.byref(checkpoint),
-        output_pointer, stream_handle))
+    with kernel_set._using() as set_handle:
+        client._call(_library.library().hummingd_dequantize, set_handle,
+                     ctypes.byref(checkpoint), output_pointer, stream_handle)

@@ -115,6 +115,8 @@ int main(int argc, char** argv) {
     printf("create failed: %s: %s\n", hummingd_status_name(status), error);
     return 1;
   }
+  Check(hummingd_client_mode(NULL) == HUMMINGD_MODE_AUTO,
+        "the mode of a NULL client is AUTO");
   printf("mode %s\n", hummingd_client_mode(client) == HUMMINGD_MODE_DAEMON
                           ? "daemon"
                           : "embedded");
@@ -140,18 +142,20 @@ int main(int argc, char** argv) {
           "second resolve shares the memoized set");
     hummingd_kernel_set_destroy(again);
   }
-  /* Device side: a layer needs a GEMM set and a GPU; a dequant set (or a
-   * machine without a driver) is refused with a reason, never a crash. */
+  /* Device side: a layer needs a GEMM set and a GPU; a dequant set is
+   * refused for its family before anything is loaded, so with or without
+   * a driver, never a crash. */
   {
     hummingd_checkpoint_weights weights;
     memset(&weights, 0, sizeof(weights));
     hummingd_layer* layer = NULL;
-    Check(hummingd_layer_create(client, set, &weights, 16, NULL, &layer) !=
-                  HUMMINGD_OK &&
+    Check(hummingd_layer_create(client, set, &weights, 16, NULL, &layer) ==
+                  HUMMINGD_INVALID_ARGUMENT &&
               layer == NULL,
-          "a layer from a dequant set is refused");
-    Check(strlen(hummingd_client_last_error(client)) > 0,
-          "the refusal says why");
+          "a layer from a dequant set is INVALID_ARGUMENT");
+    Check(strstr(hummingd_client_last_error(client), "\"gemm\" kernel set") !=
+              NULL,
+          "the refusal says a layer needs a gemm set");
     Check(hummingd_layer_create(client, set, NULL, 16, NULL, &layer) ==
               HUMMINGD_INVALID_ARGUMENT,
           "NULL weights are INVALID_ARGUMENT");
@@ -181,6 +185,19 @@ int main(int argc, char** argv) {
     Check(hummingd_kernel_set_find(decode, 8) >= 0, "find(8) in the max_m set");
     Check(hummingd_kernel_set_find(decode, last + 1) == -1,
           "find(last + 1) is -1 in the max_m set");
+    /* Its kernels take GemmArgs: dequantizing with it would launch one with
+     * the smaller DequantArgs. Refused before loading, driver or not. */
+    hummingd_checkpoint_weights weights;
+    memset(&weights, 0, sizeof(weights));
+    weights.weights = UINT64_C(0x7f0000010000);
+    weights.scales = UINT64_C(0x7f0000020000);
+    Check(
+        hummingd_dequantize(client, decode, &weights, UINT64_C(0x7f0000030000),
+                            NULL) == HUMMINGD_INVALID_ARGUMENT,
+        "dequantize with a gemm set is INVALID_ARGUMENT");
+    Check(strstr(hummingd_client_last_error(client),
+                 "needs a \"dequant\" kernel set") != NULL,
+          "the refusal says dequantize needs a dequant set");
     hummingd_kernel_set_destroy(decode);
   }
 

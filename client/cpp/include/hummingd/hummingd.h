@@ -6,11 +6,24 @@
  * no handle yet and writes its message into the caller's buffer.
  * A kernel set handle owns its memory: pointers it hands out live until
  * hummingd_kernel_set_destroy, independently of the client.
- * Device-side calls work on the calling thread's current CUDA device (the
- * primary context is made current when none is); device pointers are
- * CUdeviceptr values passed as uint64_t, streams are CUstream values passed
- * as void* (NULL = the legacy default stream). The CUDA driver is loaded on
- * first use: without one they return HUMMINGD_FAILED_PRECONDITION. */
+ * Calls on one handle may run concurrently from several threads, except
+ * its destroy function (hummingd_client_destroy, _kernel_set_destroy,
+ * _layer_destroy): it must not overlap any other call that uses that
+ * handle (one that takes it as an argument, including a client or set
+ * passed to hummingd_layer_create / hummingd_dequantize), nor be followed
+ * by one; the caller orders them (the Python SDK's close() waits for the
+ * calls in flight, then frees).
+ * Device-side calls work on the calling thread's current CUDA device
+ * (device 0's primary context is made current on a thread that has none,
+ * and stays current there); a layer stays in the context current at its
+ * creation, which must outlive it when it is the caller's own (not a
+ * primary context), and makes it current for its own calls (forward,
+ * destroy) from any thread where they need it (not for a forward on a
+ * stream of the caller's with a CUDA 12+ driver, which runs in the
+ * stream's context); device pointers are CUdeviceptr values passed as
+ * uint64_t, streams are CUstream values passed as void* (NULL = the legacy
+ * default stream). The CUDA driver is loaded on first use: without one
+ * they return HUMMINGD_FAILED_PRECONDITION. */
 #ifndef HUMMINGD_HUMMINGD_H_
 #define HUMMINGD_HUMMINGD_H_
 
@@ -75,7 +88,8 @@ hummingd_status hummingd_client_create(hummingd_mode mode, const char* socket,
                                        hummingd_client** out, char* error,
                                        size_t error_size);
 void hummingd_client_destroy(hummingd_client* client);
-/* The mode in use: HUMMINGD_MODE_DAEMON or HUMMINGD_MODE_EMBEDDED. */
+/* The mode in use: HUMMINGD_MODE_DAEMON or HUMMINGD_MODE_EMBEDDED;
+ * HUMMINGD_MODE_AUTO (never the mode of a client) for NULL. */
 hummingd_mode hummingd_client_mode(const hummingd_client* client);
 /* The message of this thread's last failed call on `client` ("" if none);
  * valid until this thread's next call on `client`. */
@@ -148,11 +162,15 @@ typedef struct hummingd_checkpoint_weights {
   uint64_t bias;
 } hummingd_checkpoint_weights;
 
-/* Prepares a GEMM layer from a "gemm" kernel set: loads its kernels,
+/* Prepares a GEMM layer from a "gemm" kernel set (another family is
+ * HUMMINGD_INVALID_ARGUMENT, with or without a driver): loads its kernels,
  * allocates the repacked weights and the split-K buffers for up to max_m
  * tokens and enqueues the weight repack on `stream`. The checkpoint weight
  * buffer may be freed once the stream has passed the repack; the other
- * tensors must outlive the layer. The layer keeps what it needs of `set`. */
+ * tensors must outlive the layer. The layer keeps what it needs of `set`.
+ * The layer lives in the context current on the calling thread, which the
+ * caller must keep alive until hummingd_layer_destroy when it created it
+ * (a primary context stays retained for the process). */
 hummingd_status hummingd_layer_create(
     hummingd_client* client, const hummingd_kernel_set* set,
     const hummingd_checkpoint_weights* weights, int64_t max_m, void* stream,
@@ -170,7 +188,9 @@ const char* hummingd_layer_last_error(hummingd_layer* layer);
 void hummingd_layer_destroy(hummingd_layer* layer);
 
 /* Dequantizes checkpoint tensors (weights, scales, zero points, secondary
- * scale as above) into a dense (N, K) output with a "dequant" kernel set. */
+ * scale as above) into a dense (N, K) output with a "dequant" kernel set
+ * (another family is HUMMINGD_INVALID_ARGUMENT, with or without a
+ * driver). */
 hummingd_status hummingd_dequantize(hummingd_client* client,
                                     const hummingd_kernel_set* set,
                                     const hummingd_checkpoint_weights* weights,

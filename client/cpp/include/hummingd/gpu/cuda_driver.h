@@ -27,8 +27,11 @@ namespace hummingd::gpu {
   X(cuDeviceGetName)                             \
   X(cuDeviceGetAttribute)                        \
   X(cuDevicePrimaryCtxRetain)                    \
+  X(cuDevicePrimaryCtxRelease)                   \
   X(cuCtxGetCurrent)                             \
   X(cuCtxSetCurrent)                             \
+  X(cuCtxPushCurrent)                            \
+  X(cuCtxPopCurrent)                             \
   X(cuCtxGetDevice)                              \
   X(cuCtxSynchronize)                            \
   X(cuModuleLoadData)                            \
@@ -39,6 +42,7 @@ namespace hummingd::gpu {
   X(cuLaunchKernelEx)                            \
   X(cuMemAlloc)                                  \
   X(cuMemFree)                                   \
+  X(cuMemGetInfo)                                \
   X(cuMemcpyHtoD)                                \
   X(cuMemcpyHtoDAsync)                           \
   X(cuMemcpyDtoH)                                \

@@ -22,7 +22,8 @@ struct DequantBuffers {
 
 // Enqueues one dequantize of the set's layer on `stream` (0 = the context's
 // legacy default stream). Allocates nothing and never synchronizes, so it
-// can be captured into a CUDA graph. INVALID_ARGUMENT naming the buffer for
+// can be captured into a CUDA graph. INVALID_ARGUMENT naming the family for
+// a set that is not a dequant one (CheckKernelSetFamily), naming the buffer for
 // a missing pointer the spec needs or a misaligned one; the launch's own
 // driver error otherwise (kernel faults surface at the next synchronize).
 absl::Status Dequantize(const LoadedKernelSet& set,

@@ -7,18 +7,24 @@
 //
 // With CUDA 12+ drivers an artifact is a context-independent CUlibrary: one
 // load serves every context, and launches pass the CUkernel handle, which
-// the driver resolves in the stream's context. Older drivers get a CUmodule
-// in the context current at load time.
+// the driver resolves in the stream's context (it is resolved in each
+// context a set is loaded in, so that a refused image fails the load); its
+// dynamic shared memory limit is a per-device attribute, raised on each
+// device to the most any kernel loaded there asks for. Older drivers get a
+// CUmodule in the context current at load time, so there an artifact is
+// cached per context.
 
 #include <cuda.h>
 
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
@@ -38,19 +44,22 @@ struct LoadedArtifact {
   CubinInfo info;     // what the cubin says it is (arch, entry points)
   CUfunction function = nullptr;  // CUkernel (library) or module function
   bool context_independent = false;
-  CUdevice loaded_on = 0;  // the device its dynamic smem limit was set for
 };
 
 // Artifacts by key, shared by every LoadedKernelSet built with it. Safe to
-// use from many threads; a key is loaded at most once.
+// use from many threads; a key is loaded into the driver at most once (per
+// context for CUmodules), resolved once per context it is used in, and its
+// dynamic shared memory limit raised per device whenever a kernel asks for
+// more than before.
 class ArtifactCache {
  public:
   ArtifactCache() = default;
   ArtifactCache(const ArtifactCache&) = delete;
   ArtifactCache& operator=(const ArtifactCache&) = delete;
 
-  // The loaded artifact for `kernel`. `cubin` may be empty when the key is
-  // already loaded (KernelSets send each cubin once). Errors name the kernel
+  // The loaded artifact for `kernel` on `device` (the current context's).
+  // `cubin` may be empty when the key is already loaded (KernelSets send
+  // each cubin once). Errors name the kernel
   // (entry + artifact key prefix): DATA_LOSS for a checksum mismatch or a
   // malformed cubin, FAILED_PRECONDITION for a cubin whose arch cannot run
   // on `device`, INTERNAL when the driver refuses it.
@@ -61,9 +70,29 @@ class ArtifactCache {
   int64_t loads() const;  // driver loads performed (for tests)
 
  private:
+  // A CUlibrary serves every context (key: nullptr); a CUmodule only the
+  // one it was loaded in.
+  using Key = std::pair<std::string, CUcontext>;
+  struct Entry {
+    std::shared_ptr<const LoadedArtifact> artifact;
+    // Per device, the dynamic shared memory limit raised for it: a CUkernel
+    // attribute is per device, and a launch of a kernel that asks for more
+    // than 48 KB (or than the limit raised) fails.
+    absl::flat_hash_map<CUdevice, int> smem_limits;
+    // Contexts a CUkernel has been resolved in (cuKernelGetFunction). A
+    // context destroyed and another created at its address is taken for
+    // resolved: that only skips the early check.
+    absl::flat_hash_set<CUcontext> resolved_in;
+  };
+
+  // Makes `entry` launchable in `context` (current) on `device` for a
+  // kernel asking for `dynamic_shared_memory` bytes.
+  static absl::Status Prepare(const CudaDriverApi& api, Entry& entry,
+                              CUcontext context, const CudaDevice& device,
+                              int dynamic_shared_memory);
+
   mutable absl::Mutex mu_;
-  absl::flat_hash_map<std::string, std::shared_ptr<const LoadedArtifact>>
-      artifacts_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<Key, Entry> artifacts_ ABSL_GUARDED_BY(mu_);
   int64_t loads_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
@@ -115,6 +144,16 @@ struct LoadedKernel {
 // needed.
 absl::Status CheckKernelSetLaunchAbi(const v1::KernelSet& set);
 
+// INVALID_ARGUMENT naming `op` and both families when `family` (a set's
+// KernelSet.family) is not `wanted`: each family's kernels take their own
+// argument struct (DequantArgs, GemmArgs), so launching a kernel of the
+// other family would make the driver read a struct of the wrong size and
+// layout (pointers from past its end). The C ABI checks before loading,
+// Dequantize and QuantizedLinear::Create after. No GPU needed.
+absl::Status CheckKernelSetFamily(v1::KernelFamily family,
+                                  v1::KernelFamily wanted,
+                                  absl::string_view op);
+
 // For errors about an M above a kernel set's last range, which ends at
 // `set_m_max`: when the set was served for KernelRequest.max_m =
 // `served_max_m` (KernelSet.max_m) below `m` and a plan's ranges go on past
@@ -150,6 +189,8 @@ class LoadedKernelSet {
   const std::vector<LoadedKernel>& kernels() const { return kernels_; }
   const std::vector<LoadedKernel>& prepare() const { return prepare_; }
   const QuantSpec& spec() const { return spec_; }
+  // KernelSet.family: which argument struct the kernels take.
+  v1::KernelFamily family() const { return family_; }
   // N and K of the layer (KernelSet.shape); 0 when the set does not say.
   int64_t n() const { return n_; }
   int64_t k() const { return k_; }
@@ -166,6 +207,7 @@ class LoadedKernelSet {
   const CudaDriverApi* driver_ = nullptr;
   CudaDevice device_;
   QuantSpec spec_;
+  v1::KernelFamily family_ = v1::KERNEL_FAMILY_UNSPECIFIED;
   int64_t n_ = 0;
   int64_t k_ = 0;
   uint32_t served_max_m_ = 0;

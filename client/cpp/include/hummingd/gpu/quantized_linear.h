@@ -29,7 +29,8 @@ struct CheckpointWeights {
 
 class QuantizedLinear {
  public:
-  // `set` must be a GEMM kernel set (with its "repack" prepare kernel).
+  // `set` must be a GEMM kernel set (with its "repack" prepare kernel);
+  // INVALID_ARGUMENT naming the family otherwise (CheckKernelSetFamily).
   // Allocates the repacked weights and the split-K buffers for up to
   // `max_m` tokens, and enqueues the zeroing of the split-K counters and the
   // repack on `stream`; Forward calls on the same stream run after both.
@@ -38,6 +39,15 @@ class QuantizedLinear {
   // must outlive the layer. A set with k-major tiles (layout=kmajor) of a
   // group-scaled spec also gets a transposed snapshot of the scales, made on
   // the host after waiting for `stream`.
+  // The layer lives in one CUDA context: the calling thread's current one
+  // (FAILED_PRECONDITION when it is on another device than the set's),
+  // which the caller keeps alive until the layer is destroyed (its buffers
+  // are freed there), or the set's device's primary context when the
+  // thread has none, which the layer retains until its destructor. Create,
+  // Forward and the destructor make it current for their own duration
+  // where it is not already (Forward only where the launch reads it: not
+  // for a CUDA 12+ kernel on an explicit stream, which runs in the
+  // stream's context), so any thread may call them.
   static absl::StatusOr<std::unique_ptr<QuantizedLinear>> Create(
       std::shared_ptr<const LoadedKernelSet> set,
       const CheckpointWeights& weights, int64_t max_m, CUstream stream);
@@ -62,6 +72,9 @@ class QuantizedLinear {
   QuantizedLinear() = default;
 
   std::shared_ptr<const LoadedKernelSet> set_;
+  CUcontext context_ = nullptr;  // where the buffers live, launches run
+  // context_ is the set's device's primary context, retained by Create.
+  bool retained_primary_context_ = false;
   CheckpointWeights weights_;
   int64_t max_m_ = 0;
   CUdeviceptr fragments_ = 0;  // owned
