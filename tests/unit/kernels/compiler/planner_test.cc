@@ -12,10 +12,14 @@
 namespace hummingd {
 namespace {
 
+// Channel-wise scales: any K that is a multiple of 32 is a valid layer, so
+// the grid arithmetic below can range over all of them (the planner
+// validates the shape).
 KernelRequest DequantRequest(int64_t n, int64_t k, GpuTarget gpu = {}) {
   KernelRequest request;
   request.family = KernelFamily::kDequant;
-  request.spec = Canonicalize(QuantSpec{});
+  request.spec =
+      Canonicalize(*ParseSpecText("weight=uint4,group=channel,scale=fp16"));
   request.shape.n = n;
   request.shape.k = k;
   request.gpu = gpu;
