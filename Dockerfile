@@ -30,4 +30,7 @@ ENV PATH=/opt/hummingd/bin:$PATH \
 VOLUME ["/var/cache/hummingd", "/run/hummingd"]
 HEALTHCHECK --interval=30s --timeout=5s CMD ["hummingctl", "health"]
 ENTRYPOINT ["hummingd"]
-CMD ["--socket=/run/hummingd/hummingd.sock", "--cache-dir=/var/cache/hummingd"]
+# 0666: the container runs as root and its clients rarely do; whoever may
+# mount the socket's volume may use it.
+CMD ["--socket=/run/hummingd/hummingd.sock", "--socket-mode=0666", \
+     "--cache-dir=/var/cache/hummingd"]

@@ -27,10 +27,18 @@ for package in "${packages[@]}"; do
 done
 if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}"
-  sudo_cmd=()
-  if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
-  "${sudo_cmd[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  # env puts DEBIAN_FRONTEND in apt-get's own environment (sudo's env_reset
+  # would drop it from ours).
+  apt=(env DEBIAN_FRONTEND=noninteractive apt-get)
+  if [[ $(id -u) -ne 0 ]]; then
+    if ! command -v sudo >/dev/null; then
+      echo "setup: installing packages needs root: run this as root, or install sudo" >&2
+      exit 1
+    fi
+    apt=(sudo "${apt[@]}")
+  fi
+  "${apt[@]}" update -qq
+  "${apt[@]}" install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
 cuda_root="${CUDA_HOME:-/usr/local/cuda}"

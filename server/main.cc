@@ -9,7 +9,10 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/flags/usage_config.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "common/flag_spelling.h"
 #include "common/logging.h"
 #include "server/config.h"
@@ -47,8 +50,18 @@ ABSL_FLAG(std::string, log_level, kDefaults.log_level,
 
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
-      "hummingd --socket PATH --cache-dir DIR [--listen HOST:PORT] "
-      "[--compile-threads N] [--max-cache-bytes B]");
+      "hummingd [--flagfile FILE] --socket PATH --cache-dir DIR [flags]\n"
+      "Flags take dashes or underscores on the command line (flag files: "
+      "underscores only); they apply in order, a --flagfile where it stands, "
+      "so the last value wins. The daemon's flags:");
+  // --help lists this file's flags (Abseil's default matches files named
+  // after the binary, and this one is main.cc).
+  absl::FlagsUsageConfig usage;
+  usage.contains_help_flags = [](absl::string_view file) {
+    return absl::EndsWith(file, "server/main.cc");
+  };
+  usage.contains_helpshort_flags = usage.contains_help_flags;
+  absl::SetFlagsUsageConfig(usage);
   // Block the shutdown signals before any thread starts so that only the
   // sigwait below ever sees them.
   sigset_t signals;
