@@ -1,5 +1,6 @@
 #include "server/kernel_resolver.h"
 
+#include <optional>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -178,17 +179,13 @@ absl::StatusOr<PendingKernelSet> KernelResolver::Begin(
   } else {
     ASSIGN_OR_RETURN(pending.plan,
                      BuildPlanRecord(request, pending.canonical_spec));
-    absl::Status put = store_->PutPlan(pending.plan_key, pending.plan);
-    if (!put.ok()) {
-      store_write_errors_.fetch_add(1, std::memory_order_relaxed);
-      log::Error(
-          absl::StrCat("event=cache_write_failed plan=", pending.plan_key,
-                       " error=\"", put.message(), "\""));
-    }
   }
-
-  // Cut after the plan is stored: the record always holds every range, so
-  // requests of any max_m share it.
+  // The plan is stored only once every artifact is found or admitted to the
+  // compile queue (below): a request refused for a full queue leaves no
+  // record, so refused requests cannot grow the plan family. The record
+  // always holds every range, so requests of any max_m share it.
+  std::optional<PlanRecord> plan_to_store;
+  if (!pending.plan_cached) plan_to_store = pending.plan;
   pending.plan.entries =
       EntriesServingUpTo(pending.plan.entries, ServedMaxM(request));
 
@@ -220,6 +217,15 @@ absl::StatusOr<PendingKernelSet> KernelResolver::Begin(
                              : v1::CACHE_OUTCOME_COMPILED;
     }
     pending.artifacts.push_back(std::move(artifact));
+  }
+  if (plan_to_store.has_value()) {
+    absl::Status put = store_->PutPlan(pending.plan_key, *plan_to_store);
+    if (!put.ok()) {
+      store_write_errors_.fetch_add(1, std::memory_order_relaxed);
+      log::Error(
+          absl::StrCat("event=cache_write_failed plan=", pending.plan_key,
+                       " error=\"", put.message(), "\""));
+    }
   }
   return pending;
 }

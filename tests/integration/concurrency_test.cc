@@ -1,5 +1,6 @@
 // Single-flight: identical concurrent requests compile once.
 
+#include <chrono>
 #include <thread>
 #include <vector>
 
@@ -65,6 +66,42 @@ TEST_F(ConcurrencyTest, DifferentRequestsCompileInParallelAndAllSucceed) {
   auto stub = daemon->Stub();
   EXPECT_EQ(Counter(*stub, "compiles"), kClients);
   EXPECT_EQ(Counter(*stub, "entries"), kClients);
+}
+
+// A request refused for a full compile queue leaves nothing behind: its plan
+// is stored only once every kernel is cached or admitted, so a client
+// looping over shapes cannot grow the plan records with refused requests.
+TEST_F(ConcurrencyTest, RequestsRefusedForAFullQueueLeaveNoPlan) {
+  auto daemon =
+      StartDaemon({"--compile-threads", "1", "--max-queued-compiles", "1"});
+  ASSERT_NE(daemon, nullptr);
+  auto stub = daemon->Stub();
+  v1::PrefetchRequest prefetch;
+  constexpr int kItems = 24;
+  for (int i = 0; i < kItems; ++i) {
+    *prefetch.add_requests() = DequantRequest(256 + 32 * i, 1024).request();
+  }
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() +
+                       std::chrono::seconds(120));
+  auto reader = stub->Prefetch(&context, prefetch);
+  v1::PrefetchProgress progress;
+  int served = 0;
+  int refused = 0;
+  while (reader->Read(&progress)) {
+    if (progress.status_code() == 0) {
+      ++served;
+    } else {
+      EXPECT_EQ(progress.status_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+          << progress.status_message();
+      ++refused;
+    }
+  }
+  ASSERT_TRUE(reader->Finish().ok());
+  ASSERT_EQ(served + refused, kItems);
+  ASSERT_GT(refused, 0) << "the queue bound refused nothing: nothing to tell";
+  ASSERT_GT(served, 0);
+  EXPECT_EQ(Counter(*stub, "plan_entries"), served);
 }
 
 }  // namespace
