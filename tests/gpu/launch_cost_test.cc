@@ -145,18 +145,14 @@ TEST(LaunchCostTest, HostMicrosecondsPerForwardLaunch) {
   const CudaDevice& device = TestDevice();
   const uint64_t seed = TestSeed();
   SCOPED_TRACE(SeedTrace(seed));
-  absl::StatusOr<v1::KernelSet> set = LinearLayerSet(TestArch(device));
-  ASSERT_TRUE(set.ok()) << set.status();
-  absl::StatusOr<HostLinearLayer> host = HostLinearLayer::Make(seed);
-  ASSERT_TRUE(host.ok()) << host.status();
   ArtifactCache cache;
-  absl::StatusOr<std::unique_ptr<LoadedKernelSet>> loaded =
-      LoadedKernelSet::Load(*set, cache);
-  ASSERT_TRUE(loaded.ok()) << loaded.status();
-  std::shared_ptr<const LoadedKernelSet> shared = *std::move(loaded);
+  absl::StatusOr<LinearLayerSetup> setup =
+      SetUpLinearLayer(TestArch(device), cache, seed);
+  ASSERT_TRUE(setup.ok()) << setup.status();
+  const std::shared_ptr<const LoadedKernelSet>& shared = setup->set;
+  const HostLinearLayer* host = &setup->host;
+  const DeviceCheckpoint& checkpoint = *setup->checkpoint;
   const CudaDriverApi& api = shared->driver();
-  DeviceCheckpoint checkpoint;
-  ASSERT_TRUE(checkpoint.Upload(*host).ok());
   CUstream explicit_stream = nullptr;
   ASSERT_TRUE(
       CudaCheck(api.cuStreamCreate(&explicit_stream, CU_STREAM_NON_BLOCKING),

@@ -47,6 +47,20 @@ absl::StatusOr<HostLinearLayer> HostLinearLayer::Make(uint64_t seed) {
   return layer;
 }
 
+absl::StatusOr<LinearLayerSetup> SetUpLinearLayer(const std::string& arch,
+                                                  ArtifactCache& cache,
+                                                  uint64_t seed) {
+  ASSIGN_OR_RETURN(v1::KernelSet set, LinearLayerSet(arch));
+  LinearLayerSetup setup;
+  ASSIGN_OR_RETURN(setup.host, HostLinearLayer::Make(seed));
+  ASSIGN_OR_RETURN(std::unique_ptr<LoadedKernelSet> loaded,
+                   LoadedKernelSet::Load(set, cache));
+  setup.set = std::move(loaded);
+  setup.checkpoint = std::make_unique<DeviceCheckpoint>();
+  RETURN_IF_ERROR(setup.checkpoint->Upload(setup.host));
+  return setup;
+}
+
 absl::Status DeviceCheckpoint::Upload(const HostLinearLayer& host) {
   const DequantInputs& in = host.inputs;
   RETURN_IF_ERROR(weights.Allocate(in.weights.size() * sizeof(uint32_t),

@@ -7,11 +7,13 @@
 // the fp64 reference its outputs are checked against.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "hummingd/gpu/loaded_kernel_set.h"
 #include "hummingd/gpu/quantized_linear.h"
 #include "hummingd/v1/kernel_service.pb.h"
 #include "kernels/layer_shape.h"
@@ -52,6 +54,17 @@ struct DeviceCheckpoint {
   absl::Status Upload(const HostLinearLayer& host);
   CheckpointWeights Weights() const;
 };
+
+// Where every layer-op test starts: the layer's set loaded through `cache`
+// on the current device, its host tensors, and their device copies.
+struct LinearLayerSetup {
+  std::shared_ptr<const LoadedKernelSet> set;
+  HostLinearLayer host;
+  std::unique_ptr<DeviceCheckpoint> checkpoint;
+};
+absl::StatusOr<LinearLayerSetup> SetUpLinearLayer(const std::string& arch,
+                                                  ArtifactCache& cache,
+                                                  uint64_t seed);
 
 // Random activations for `m` tokens: the bits to upload and their values.
 struct Activations {

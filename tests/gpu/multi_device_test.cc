@@ -157,18 +157,14 @@ TEST(MultiDeviceTest, LayerCallsFromThreadsWithoutAContext) {
   ASSERT_TRUE(MakeCurrent(TestDevice().ordinal).ok());
   const uint64_t seed = TestSeed();
   SCOPED_TRACE(SeedTrace(seed));
-  absl::StatusOr<v1::KernelSet> set = LinearLayerSet(TestArch(TestDevice()));
-  ASSERT_TRUE(set.ok()) << set.status();
-  absl::StatusOr<HostLinearLayer> host = HostLinearLayer::Make(seed);
-  ASSERT_TRUE(host.ok()) << host.status();
   ArtifactCache cache;
-  absl::StatusOr<std::unique_ptr<LoadedKernelSet>> loaded =
-      LoadedKernelSet::Load(*set, cache);
-  ASSERT_TRUE(loaded.ok()) << loaded.status();
-  std::shared_ptr<const LoadedKernelSet> shared = *std::move(loaded);
+  absl::StatusOr<LinearLayerSetup> setup =
+      SetUpLinearLayer(TestArch(TestDevice()), cache, seed);
+  ASSERT_TRUE(setup.ok()) << setup.status();
+  const std::shared_ptr<const LoadedKernelSet>& shared = setup->set;
+  const HostLinearLayer* host = &setup->host;
+  const DeviceCheckpoint& checkpoint = *setup->checkpoint;
   const CudaDriverApi& api = shared->driver();
-  DeviceCheckpoint checkpoint;
-  ASSERT_TRUE(checkpoint.Upload(*host).ok());
   const int64_t m = 16;
 
   // A layer's whole life on this thread first: the first launches may grow

@@ -7,7 +7,6 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
-#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -16,40 +15,26 @@
 #include "absl/strings/str_cat.h"
 #include "cache/kernel_store.h"
 #include "cache_test_util.h"
-#include "common/hashing.h"
 #include "gtest/gtest.h"
 #include "raw_db.h"
 #include "sst_damage.h"
+#include "store_test_fixture.h"
 
 namespace hummingd {
 namespace {
 
-using cache_test::FreshSeed;
 using cache_test::RandomArtifact;
 using cache_test::RawDb;
-using cache_test::TempDir;
 
-class DamagedStoreTest : public ::testing::Test {
+class DamagedStoreTest : public cache_test::StoreTest {
  protected:
-  DamagedStoreTest() : seed_(FreshSeed()), rng_(seed_) {}
-
-  void SetUp() override { options_.directory = dir_.Sub("cache"); }
-
-  std::unique_ptr<KernelStore> Open() {
-    absl::StatusOr<std::unique_ptr<KernelStore>> store =
-        OpenRocksStore(options_);
-    EXPECT_TRUE(store.ok()) << store.status();
-    return store.ok() ? *std::move(store) : nullptr;
-  }
-
   // Three 20 KB artifacts k0..k2, flushed into an SST, and that SST's path.
   std::string StoreThreeInAnSst() {
     {
       auto store = Open();
       if (store == nullptr) return "";
       for (int i = 0; i < 3; ++i) {
-        records_.push_back(RandomArtifact(rng_, 20000));
-        records_.back().cubin_checksum = Checksum64(records_.back().cubin);
+        records_.push_back(Stored(RandomArtifact(rng_, 20000)));
         EXPECT_TRUE(
             store->PutArtifact(absl::StrCat("k", i), records_.back()).ok());
       }
@@ -74,13 +59,7 @@ class DamagedStoreTest : public ::testing::Test {
     EXPECT_EQ((*got)->cubin, fresh.cubin);
   }
 
-  const uint64_t seed_;
-  std::mt19937_64 rng_;
-  TempDir dir_;
-  RocksStoreOptions options_;
   std::vector<ArtifactRecord> records_;
-  testing::ScopedTrace trace_{__FILE__, __LINE__,
-                              testing::Message() << "seed=" << seed_};
 };
 
 // A block goes bad while the daemon runs. The read that meets it clears the

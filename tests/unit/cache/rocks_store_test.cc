@@ -16,49 +16,16 @@
 #include "gtest/gtest.h"
 #include "raw_db.h"
 #include "sst_damage.h"
+#include "store_test_fixture.h"
 
 namespace hummingd {
 namespace {
 
-using cache_test::FreshSeed;
 using cache_test::RandomArtifact;
 using cache_test::RandomPlan;
 using cache_test::RawDb;
-using cache_test::TempDir;
 
-class RocksStoreTest : public ::testing::Test {
- protected:
-  RocksStoreTest() : seed_(FreshSeed()), rng_(seed_) {}
-
-  void SetUp() override { options_.directory = dir_.Sub("cache"); }
-
-  std::unique_ptr<KernelStore> Open() {
-    absl::StatusOr<std::unique_ptr<KernelStore>> store =
-        OpenRocksStore(options_);
-    EXPECT_TRUE(store.ok()) << store.status();
-    return store.ok() ? *std::move(store) : nullptr;
-  }
-
-  // What the store returns for a record it was given (it fills the checksum).
-  static ArtifactRecord Stored(ArtifactRecord record) {
-    record.cubin_checksum = Checksum64(record.cubin);
-    return record;
-  }
-
-  static bool Has(KernelStore& store, const std::string& key) {
-    absl::StatusOr<std::shared_ptr<const ArtifactRecord>> got =
-        store.GetArtifact(key);
-    EXPECT_TRUE(got.ok()) << got.status();
-    return got.ok() && *got != nullptr;
-  }
-
-  const uint64_t seed_;
-  std::mt19937_64 rng_;
-  TempDir dir_;
-  RocksStoreOptions options_;
-  testing::ScopedTrace trace_{__FILE__, __LINE__,
-                              testing::Message() << "seed=" << seed_};
-};
+class RocksStoreTest : public cache_test::StoreTest {};
 
 TEST_F(RocksStoreTest, CreatesMissingDirectories) {
   options_.directory = dir_.Sub("a/b/c");
