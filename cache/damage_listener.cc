@@ -10,20 +10,34 @@ void CompactionDamageListener::OnBackgroundError(
       !error->IsCorruption()) {
     return;
   }
-  {
-    absl::MutexLock lock(&mu_);
-    if (first_error_.empty()) first_error_ = error->ToString();
-  }
-  found_.store(true, std::memory_order_release);
   // The compaction's inputs stay as they were; suppressing the error only
-  // keeps the database writable until the store drops the damaged files.
+  // keeps the database writable until the store drops the damaged family
+  // (OnCompactionCompleted reports which one).
   *error = rocksdb::Status::OK();
 }
 
-std::string CompactionDamageListener::Take() {
+void CompactionDamageListener::OnCompactionCompleted(
+    rocksdb::DB* /*db*/, const rocksdb::CompactionJobInfo& info) {
+  if (!info.status.IsCorruption()) return;
   absl::MutexLock lock(&mu_);
-  found_.store(false, std::memory_order_release);
-  return std::exchange(first_error_, std::string());
+  if (stopped_) return;
+  reports_.push_back(Report{info.cf_id, info.status.ToString()});
+}
+
+std::vector<CompactionDamageListener::Report> CompactionDamageListener::Wait() {
+  absl::MutexLock lock(&mu_);
+  mu_.Await(absl::Condition(
+      +[](CompactionDamageListener* self) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+        return self->stopped_ || !self->reports_.empty();
+      },
+      this));
+  if (stopped_) return {};
+  return std::exchange(reports_, {});
+}
+
+void CompactionDamageListener::Stop() {
+  absl::MutexLock lock(&mu_);
+  stopped_ = true;
 }
 
 }  // namespace hummingd::cache_internal

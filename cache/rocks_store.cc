@@ -72,10 +72,12 @@ std::string ArtifactMetaKey(std::string_view artifact_key) {
 }
 
 RocksStore::RocksStore(
-    const RocksStoreOptions& options, std::unique_ptr<rocksdb::DB> db,
+    const RocksStoreOptions& options, DirectoryLock directory_lock,
+    std::unique_ptr<rocksdb::DB> db,
     std::vector<rocksdb::ColumnFamilyHandle*> handles,
     std::shared_ptr<CompactionDamageListener> damage_listener)
     : options_(options),
+      directory_lock_(std::move(directory_lock)),
       db_(std::move(db)),
       damage_listener_(std::move(damage_listener)),
       handles_(std::move(handles)),
@@ -84,6 +86,8 @@ RocksStore::RocksStore(
       last_tick_flush_ns_(MonotonicNs()) {}
 
 RocksStore::~RocksStore() {
+  damage_listener_->Stop();
+  if (damage_watcher_.joinable()) damage_watcher_.join();
   {
     absl::MutexLock write_lock(&write_mu_);
     FlushTicks();
@@ -95,7 +99,6 @@ RocksStore::~RocksStore() {
   }
   {
     absl::MutexLock write_lock(&write_mu_);
-    DestroyRetiredHandles();
     for (rocksdb::ColumnFamilyHandle* handle : handles_) {
       db_->DestroyColumnFamilyHandle(handle);
     }
@@ -223,12 +226,29 @@ void RocksStore::DropCorrupt(Family family, std::string_view key,
                          "\""));
 }
 
-void RocksStore::ClearDamagedCache(rocksdb::ColumnFamilyHandle* family,
+void RocksStore::ClearDamagedCache(Family family, std::string_view key,
+                                   uint64_t generation,
                                    const absl::Status& why) {
   absl::MutexLock write_lock(&write_mu_);
-  if (family != plans() && family != artifacts()) return;  // cleared already
-  // A compaction's report is taken with it: one clear covers both.
-  (void)damage_listener_->Take();
+  {
+    absl::ReaderMutexLock families(&families_mu_);
+    if (generation != generation_) return;  // cleared already
+  }
+  // A second read, past the block cache: a transient read error (a short
+  // read on a network file system) is not worth the whole cache.
+  rocksdb::ReadOptions read;
+  read.verify_checksums = true;
+  read.fill_cache = false;
+  rocksdb::PinnableSlice value;
+  const rocksdb::Status again =
+      db_->Get(read, family == Family::kArtifacts ? artifacts() : plans(),
+               rocksdb::Slice(key.data(), key.size()), &value);
+  if (!again.IsCorruption()) {
+    log::Warn(absl::StrCat("cache: a read reported damage (", why.message(),
+                           ") that a second read of key=", ToAbsl(key),
+                           " did not meet: ", again.ToString()));
+    return;
+  }
   absl::Status cleared = ClearCache(why.message());
   if (!cleared.ok()) {
     log::Error(absl::StrCat("cache: clearing dir=", options_.directory,
@@ -236,23 +256,47 @@ void RocksStore::ClearDamagedCache(rocksdb::ColumnFamilyHandle* family,
   }
 }
 
-void RocksStore::ClearIfCompactionFoundDamage() {
-  if (!damage_listener_->found()) return;
-  const std::string why = damage_listener_->Take();
-  if (why.empty()) return;  // another mutation cleared it first
-  // Reads every live SST once: rare, and cheaper than losing the cache to
-  // damage in a family that is already gone.
-  const rocksdb::Status verified = db_->VerifyChecksum();
-  if (verified.ok()) {
-    log::Warn(absl::StrCat("cache: a compaction met damage (", why,
-                           ") that the live files no longer hold"));
-    return;
+void RocksStore::WatchForDamage() {
+  for (;;) {
+    const std::vector<CompactionDamageListener::Report> reports =
+        damage_listener_->Wait();
+    if (reports.empty()) return;  // stopped
+    absl::MutexLock write_lock(&write_mu_);
+    ClearForCompactionReports(reports);
   }
-  absl::Status cleared = ClearCache(absl::StrCat("a compaction found: ", why));
-  if (!cleared.ok()) {
-    log::Error(absl::StrCat("cache: clearing dir=", options_.directory,
-                            " failed: ", cleared.message()));
+}
+
+void RocksStore::ClearForCompactionReports(
+    const std::vector<CompactionDamageListener::Report>& reports) {
+  for (const CompactionDamageListener::Report& report : reports) {
+    // A compaction of a family a clear already dropped (it was running when
+    // the clear came) says nothing about the live files.
+    const bool live = !unusable_ && (report.family_id == plans()->GetID() ||
+                                     report.family_id == artifacts()->GetID() ||
+                                     report.family_id == meta()->GetID());
+    if (!live) {
+      log::Warn(
+          absl::StrCat("cache: a compaction met damage in a family "
+                       "already cleared: ",
+                       report.error));
+      continue;
+    }
+    absl::Status cleared =
+        ClearCache(absl::StrCat("a compaction found: ", report.error));
+    if (!cleared.ok()) {
+      log::Error(absl::StrCat("cache: clearing dir=", options_.directory,
+                              " failed: ", cleared.message()));
+    }
+    return;  // the clear dropped every family the other reports name
   }
+}
+
+absl::Status RocksStore::CheckUsable() const {
+  if (!unusable_) return absl::OkStatus();
+  return absl::UnavailableError(absl::StrCat(
+      "cache: dir=", options_.directory,
+      " could not be cleared after damage; restart the daemon (it clears the "
+      "directory at open)"));
 }
 
 absl::StatusOr<std::optional<PlanRecord>> RocksStore::GetPlan(
@@ -267,22 +311,33 @@ absl::StatusOr<std::optional<PlanRecord>> RocksStore::GetPlan(
     counters_.plan_hits.fetch_add(1, std::memory_order_relaxed);
     return *cached;
   }
-  rocksdb::PinnableSlice value;
-  rocksdb::ColumnFamilyHandle* family = plans();
-  rocksdb::Status status =
-      db_->Get(rocksdb::ReadOptions(), family,
-               rocksdb::Slice(key.data(), key.size()), &value);
+  rocksdb::Status status;
+  uint64_t generation = 0;
+  absl::StatusOr<PlanRecord> decoded = absl::UnknownError("not read");
+  std::string undecodable;  // the bytes of a value that did not decode
+  {
+    // Held while the family's handle is in use: a clear destroys old ones.
+    absl::ReaderMutexLock families(&families_mu_);
+    generation = generation_;
+    rocksdb::PinnableSlice value;
+    status = db_->Get(rocksdb::ReadOptions(), plans(),
+                      rocksdb::Slice(key.data(), key.size()), &value);
+    if (status.ok()) {
+      decoded = DecodePlanValue(value.ToStringView());
+      if (!decoded.ok()) undecodable = value.ToString();
+    }
+  }
   if (status.IsCorruption()) {  // RocksDB's own block checksum failed
-    ClearDamagedCache(family, Rocks(status, "get plan"));
+    ClearDamagedCache(Family::kPlans, key, generation,
+                      Rocks(status, "get plan"));
   }
   if (status.IsNotFound() || status.IsCorruption()) {
     counters_.plan_misses.fetch_add(1, std::memory_order_relaxed);
     return std::nullopt;
   }
   RETURN_IF_ERROR(Rocks(status, "get plan"));
-  absl::StatusOr<PlanRecord> decoded = DecodePlanValue(value.ToStringView());
   if (!decoded.ok()) {
-    DropCorrupt(Family::kPlans, key, value.ToStringView(), decoded.status());
+    DropCorrupt(Family::kPlans, key, undecodable, decoded.status());
     counters_.plan_misses.fetch_add(1, std::memory_order_relaxed);
     return std::nullopt;
   }
@@ -305,7 +360,7 @@ absl::Status RocksStore::PutPlan(std::string_view key,
   auto shared = std::make_shared<const PlanRecord>(record);
   RETURN_IF_ERROR(CheckDiskSpace(value.size(), "put plan"));
   absl::MutexLock write_lock(&write_mu_);
-  ClearIfCompactionFoundDamage();
+  RETURN_IF_ERROR(CheckUsable());
   rocksdb::WriteBatch batch;
   batch.Put(plans(), rocksdb::Slice(key.data(), key.size()), value);
   RETURN_IF_ERROR(Write(batch, /*sync=*/true, "put plan"));
@@ -335,24 +390,33 @@ absl::StatusOr<std::shared_ptr<const ArtifactRecord>> RocksStore::GetArtifact(
     return cached;
   }
 
-  rocksdb::PinnableSlice value;
-  rocksdb::ColumnFamilyHandle* family = artifacts();
-  rocksdb::Status status =
-      db_->Get(ArtifactReadOptions(), family,
-               rocksdb::Slice(key.data(), key.size()), &value);
+  rocksdb::Status status;
+  uint64_t generation = 0;
+  absl::StatusOr<ArtifactRecord> decoded = absl::UnknownError("not read");
+  std::string undecodable;  // the bytes of a value that did not decode
+  {
+    // Held while the family's handle is in use: a clear destroys old ones.
+    absl::ReaderMutexLock families(&families_mu_);
+    generation = generation_;
+    rocksdb::PinnableSlice value;
+    status = db_->Get(ArtifactReadOptions(), artifacts(),
+                      rocksdb::Slice(key.data(), key.size()), &value);
+    if (status.ok()) {
+      decoded = DecodeArtifactValue(value.ToStringView());
+      if (!decoded.ok()) undecodable = value.ToString();
+    }
+  }
   if (status.IsCorruption()) {  // RocksDB's own block checksum failed
-    ClearDamagedCache(family, Rocks(status, "get artifact"));
+    ClearDamagedCache(Family::kArtifacts, key, generation,
+                      Rocks(status, "get artifact"));
   }
   if (status.IsNotFound() || status.IsCorruption()) {
     counters_.artifact_misses.fetch_add(1, std::memory_order_relaxed);
     return nullptr;
   }
   RETURN_IF_ERROR(Rocks(status, "get artifact"));
-  absl::StatusOr<ArtifactRecord> decoded =
-      DecodeArtifactValue(value.ToStringView());
   if (!decoded.ok()) {
-    DropCorrupt(Family::kArtifacts, key, value.ToStringView(),
-                decoded.status());
+    DropCorrupt(Family::kArtifacts, key, undecodable, decoded.status());
     counters_.artifact_misses.fetch_add(1, std::memory_order_relaxed);
     return nullptr;
   }
@@ -395,7 +459,7 @@ absl::Status RocksStore::PutArtifact(std::string_view key,
   // pins and access ticks are what an operator frees space with.
   RETURN_IF_ERROR(CheckDiskSpace(value.size(), "put artifact"));
   absl::MutexLock write_lock(&write_mu_);
-  ClearIfCompactionFoundDamage();
+  RETURN_IF_ERROR(CheckUsable());
   VictimPlan victims;
   ArtifactMeta meta;
   {
@@ -449,7 +513,7 @@ absl::Status RocksStore::PutArtifact(std::string_view key,
 absl::Status RocksStore::EvictArtifact(std::string_view key) {
   RETURN_IF_ERROR(CheckKey(key));
   absl::MutexLock write_lock(&write_mu_);
-  ClearIfCompactionFoundDamage();
+  RETURN_IF_ERROR(CheckUsable());
   {
     absl::MutexLock lock(&mu_);
     if (index_.Find(key) == nullptr) {
@@ -469,10 +533,9 @@ absl::Status RocksStore::EvictArtifact(std::string_view key) {
 absl::StatusOr<int64_t> RocksStore::EvictAll() {
   std::vector<std::string> artifact_keys;
   std::vector<std::string> plan_keys;
-  std::vector<rocksdb::ColumnFamilyHandle*> families;
   {
     absl::MutexLock write_lock(&write_mu_);
-    ClearIfCompactionFoundDamage();
+    RETURN_IF_ERROR(CheckUsable());
     {
       absl::MutexLock lock(&mu_);
       for (const auto& [key, entry] : index_.entries()) {
@@ -495,12 +558,12 @@ absl::StatusOr<int64_t> RocksStore::EvictAll() {
       plan_keys_.clear();
       plan_memory_.Clear();
     }
-    families = {artifacts(), plans(), meta()};
   }
   // Reclaim the disk space now rather than at some later compaction, without
-  // the writer lock: compiles keep storing meanwhile (a handle a concurrent
-  // clear retires stays valid until close).
-  for (rocksdb::ColumnFamilyHandle* handle : families) {
+  // the writer lock: compiles keep storing meanwhile. A compaction that meets
+  // damage is answered by the damage thread, whose clear waits for these.
+  absl::ReaderMutexLock families(&families_mu_);
+  for (rocksdb::ColumnFamilyHandle* handle : {artifacts(), plans(), meta()}) {
     absl::Status compacted =
         Rocks(db_->CompactRange(rocksdb::CompactRangeOptions(), handle, nullptr,
                                 nullptr),
@@ -508,10 +571,6 @@ absl::StatusOr<int64_t> RocksStore::EvictAll() {
     if (!compacted.ok()) {
       log::Warn(absl::StrCat("cache: ", compacted.message()));
     }
-  }
-  if (damage_listener_->found()) {  // the compaction read a damaged file
-    absl::MutexLock write_lock(&write_mu_);
-    ClearIfCompactionFoundDamage();
   }
   log::Info(absl::StrCat("cache: evicted all artifacts=", artifact_keys.size(),
                          " plans=", plan_keys.size()));
@@ -521,7 +580,7 @@ absl::StatusOr<int64_t> RocksStore::EvictAll() {
 absl::Status RocksStore::SetPinned(std::string_view key, bool pinned) {
   RETURN_IF_ERROR(CheckKey(key));
   absl::MutexLock write_lock(&write_mu_);
-  ClearIfCompactionFoundDamage();
+  RETURN_IF_ERROR(CheckUsable());
   ArtifactMeta meta;
   {
     absl::MutexLock lock(&mu_);

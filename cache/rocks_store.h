@@ -6,14 +6,17 @@
 // Locking: `write_mu_` serializes every mutation of the disk state and is held
 // across RocksDB writes; `mu_` guards the in-memory state (index, memory
 // tiers) and is only held for short, allocation-light sections. Readers never
-// take `write_mu_`, so a synced Put never blocks the hit path. Order:
-// write_mu_ before mu_.
+// take `write_mu_` (but to clear damage they met), so a synced Put never
+// blocks the hit path. `families_mu_` is held shared by every use of a
+// column family handle outside `write_mu_` (disk reads, EvictAll's
+// compactions) and exclusively while a clear replaces the handles. Order:
+// write_mu_, then families_mu_, then mu_.
 //
 // Damage (RocksDB's block checksums failing) found after open, by a read or
-// by a compaction (CompactionDamageListener), clears the whole cache as damage
-// found at open does: the column families are dropped and recreated. Readers
-// load the family handles without a lock, so the dropped ones stay alive (and
-// readable) until close.
+// by a compaction (CompactionDamageListener, answered by the store's damage
+// thread), clears the whole cache as damage found at open does: the column
+// families are dropped and recreated, and the old handles destroyed once no
+// reader holds them, which deletes their files.
 
 #include <atomic>
 #include <cstdint>
@@ -21,6 +24,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -68,7 +72,23 @@ class RocksStore final : public KernelStore {
   };
   enum class Family { kPlans, kArtifacts };
 
-  RocksStore(const RocksStoreOptions& options, std::unique_ptr<rocksdb::DB> db,
+  // An flock(2) on <directory>/hummingd.lock, held for the store's life:
+  // it is taken before RocksDB opens (so clearing a directory RocksDB
+  // cannot open never races a second daemon) and never unlinked.
+  class DirectoryLock {
+   public:
+    static absl::StatusOr<DirectoryLock> Acquire(const std::string& directory);
+    DirectoryLock(DirectoryLock&& other) noexcept;
+    DirectoryLock& operator=(DirectoryLock&&) = delete;
+    ~DirectoryLock();
+
+   private:
+    explicit DirectoryLock(int fd) : fd_(fd) {}
+    int fd_ = -1;
+  };
+
+  RocksStore(const RocksStoreOptions& options, DirectoryLock directory_lock,
+             std::unique_ptr<rocksdb::DB> db,
              std::vector<rocksdb::ColumnFamilyHandle*> handles,
              std::shared_ptr<CompactionDamageListener> damage_listener);
 
@@ -77,7 +97,6 @@ class RocksStore final : public KernelStore {
   absl::Status CheckSchemaVersion() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
   absl::Status WriteSchemaMarker() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
   absl::Status RecreateFamilies() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
-  void DestroyRetiredHandles() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
   absl::Status LoadIndex() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
   absl::Status EnforceByteBound() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
   rocksdb::ColumnFamilyHandle* Handle(const std::string& name) const
@@ -94,20 +113,30 @@ class RocksStore final : public KernelStore {
   // have replaced it): a value whose own envelope or cubin checksum failed.
   // Counts and logs it once the delete is durable.
   void DropCorrupt(Family family, std::string_view key,
-                   std::string_view observed, const absl::Status& reason);
-  // Empties the cache (every family dropped and recreated, the index and
-  // memory tiers cleared) because a read of `family` met damaged files: `why`
-  // says how. Nothing happens when `family` was already cleared meanwhile (a
-  // concurrent read met the same damage), so fresh entries are never lost to
-  // a second clear. Counted once in corrupt_dropped.
-  void ClearDamagedCache(rocksdb::ColumnFamilyHandle* family,
-                         const absl::Status& why);
+                   std::string_view observed, const absl::Status& reason)
+      ABSL_LOCKS_EXCLUDED(write_mu_, families_mu_, mu_);
+  // A read of `key` in `family` at handle generation `generation` met damaged
+  // files (`why`). Clears the cache (ClearCache) unless the families were
+  // replaced since (a concurrent reader met the same damage: fresh entries
+  // are never lost to a second clear) or a second read of the key succeeds
+  // (a transient error is not damage).
+  void ClearDamagedCache(Family family, std::string_view key,
+                         uint64_t generation, const absl::Status& why)
+      ABSL_LOCKS_EXCLUDED(write_mu_, families_mu_, mu_);
+  // Empties the cache: every family dropped and recreated, the index and
+  // memory tiers cleared; counted once in corrupt_dropped when it succeeds.
+  // A failed recreate leaves the store unusable for writes (CheckUsable).
   absl::Status ClearCache(absl::string_view why)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
-  // Before a mutation: clears the cache if a compaction found damage that is
-  // still in the live families (VerifyChecksum: the damaged file may belong
-  // to a family a read already cleared).
-  void ClearIfCompactionFoundDamage() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
+  // The damage thread: clears the cache for compaction reports about a live
+  // family, until the listener stops.
+  void WatchForDamage() ABSL_LOCKS_EXCLUDED(write_mu_);
+  void ClearForCompactionReports(
+      const std::vector<CompactionDamageListener::Report>& reports)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
+  // UNAVAILABLE for every mutation once a clear could not recreate the
+  // families (writes would land in a dropped family and stop RocksDB).
+  absl::Status CheckUsable() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
   // Persists access ticks with an unsynced write: losing them on a crash
   // only makes the eviction order slightly stale.
   void FlushTicks() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
@@ -127,19 +156,24 @@ class RocksStore final : public KernelStore {
   }
 
   const RocksStoreOptions options_;
+  const DirectoryLock directory_lock_;
   std::unique_ptr<rocksdb::DB> db_;
   const std::shared_ptr<CompactionDamageListener> damage_listener_;
+  std::thread damage_watcher_;
 
   absl::Mutex write_mu_;
-  // Every live handle, owned; the families below point into it.
+  // Every handle, owned; the families below point into it.
   std::vector<rocksdb::ColumnFamilyHandle*> handles_ ABSL_GUARDED_BY(write_mu_);
-  // Handles of dropped families, owned: a reader may still be using one.
-  std::vector<rocksdb::ColumnFamilyHandle*> retired_handles_
-      ABSL_GUARDED_BY(write_mu_);
+  bool unusable_ ABSL_GUARDED_BY(write_mu_) = false;
+  absl::Mutex families_mu_ ABSL_ACQUIRED_AFTER(write_mu_);
+  // Bumped by every clear: a reader's damage report names the generation it
+  // read.
+  uint64_t generation_ ABSL_GUARDED_BY(families_mu_) = 0;
+  // Loaded under families_mu_ (shared) or write_mu_; replaced under both.
   std::atomic<rocksdb::ColumnFamilyHandle*> plans_{nullptr};
   std::atomic<rocksdb::ColumnFamilyHandle*> artifacts_{nullptr};
   std::atomic<rocksdb::ColumnFamilyHandle*> meta_{nullptr};
-  absl::Mutex mu_ ABSL_ACQUIRED_AFTER(write_mu_);
+  absl::Mutex mu_ ABSL_ACQUIRED_AFTER(families_mu_);
   LruIndex index_ ABSL_GUARDED_BY(mu_);
   MemoryTier<ArtifactRecord> artifact_memory_ ABSL_GUARDED_BY(mu_);
   MemoryTier<PlanRecord> plan_memory_ ABSL_GUARDED_BY(mu_);

@@ -2,10 +2,18 @@
 // the in-memory index from disk. Everything here runs before the store is
 // shared, so it may replace column family handles.
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <system_error>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -74,6 +82,8 @@ absl::StatusOr<std::unique_ptr<KernelStore>> RocksStore::Open(
                      error.message()));
   }
 
+  ASSIGN_OR_RETURN(DirectoryLock directory_lock,
+                   DirectoryLock::Acquire(options.directory));
   RocksTuning tuning = MakeRocksTuning();
   auto damage_listener = std::make_shared<CompactionDamageListener>();
   tuning.db.listeners.push_back(damage_listener);
@@ -89,9 +99,9 @@ absl::StatusOr<std::unique_ptr<KernelStore>> RocksStore::Open(
   if (opened.IsCorruption()) {
     // Files the manifest names are damaged (e.g. an SST cut short by a
     // partial copy). This is a cache: start empty rather than refuse to
-    // start, as for damage found while the index is rebuilt. DestroyDB
-    // takes the directory's lock first, so it never deletes under a live
-    // daemon, and removes only RocksDB's own files.
+    // start, as for damage found while the index is rebuilt. The directory
+    // lock (above) keeps any other store out meanwhile; DestroyDB removes
+    // only RocksDB's own files (hummingd.lock stays, and so the folder).
     log::Error(absl::StrCat("cache: dir=", options.directory,
                             " cannot be opened (", opened.ToString(),
                             "); clearing it"));
@@ -110,13 +120,16 @@ absl::StatusOr<std::unique_ptr<KernelStore>> RocksStore::Open(
   }
   RETURN_IF_ERROR(FromRocksStatus(opened, "open", options.directory));
 
-  std::unique_ptr<RocksStore> store(
-      new RocksStore(options, std::unique_ptr<rocksdb::DB>(raw_db),
-                     std::move(handles), std::move(damage_listener)));
+  std::unique_ptr<RocksStore> store(new RocksStore(
+      options, std::move(directory_lock), std::unique_ptr<rocksdb::DB>(raw_db),
+      std::move(handles), std::move(damage_listener)));
   if (cleared) {
     store->counters_.corrupt_dropped.fetch_add(1, std::memory_order_relaxed);
   }
   RETURN_IF_ERROR(store->Recover());
+  RocksStore* watched = store.get();
+  store->damage_watcher_ =
+      std::thread([watched] { watched->WatchForDamage(); });
   return std::unique_ptr<KernelStore>(std::move(store));
 }
 
@@ -144,8 +157,6 @@ absl::Status RocksStore::Recover() {
   } else {
     RETURN_IF_ERROR(loaded);
   }
-  // Nobody reads yet: the dropped families' files can go now.
-  DestroyRetiredHandles();
   RETURN_IF_ERROR(EnforceByteBound());
   const StoreStats stats = Stats();
   log::Info(absl::StrCat("cache: opened dir=", options_.directory,
@@ -203,40 +214,45 @@ absl::Status RocksStore::WriteSchemaMarker() {
 
 absl::Status RocksStore::RecreateFamilies() {
   const RocksTuning tuning = MakeRocksTuning();
-  for (std::atomic<rocksdb::ColumnFamilyHandle*>* slot :
-       {&plans_, &artifacts_, &meta_}) {
-    rocksdb::ColumnFamilyHandle* old_handle = slot->load();
-    const std::string name = old_handle->GetName();
-    RETURN_IF_ERROR(Rocks(db_->DropColumnFamily(old_handle), "clear " + name));
-    // A dropped family stays readable through its handle, and is neither
-    // flushed nor compacted again; its files go when the handle does.
-    handles_.erase(std::find(handles_.begin(), handles_.end(), old_handle));
-    retired_handles_.push_back(old_handle);
-    rocksdb::ColumnFamilyHandle* new_handle = nullptr;
-    RETURN_IF_ERROR(Rocks(
-        db_->CreateColumnFamily(tuning.ForFamily(name), name, &new_handle),
-        "recreate " + name));
-    handles_.push_back(new_handle);
-    slot->store(new_handle, std::memory_order_release);
+  std::vector<rocksdb::ColumnFamilyHandle*> replaced;
+  absl::Status status;
+  {
+    // Waits for every reader using the old handles; later ones see the new.
+    absl::WriterMutexLock families(&families_mu_);
+    for (std::atomic<rocksdb::ColumnFamilyHandle*>* slot :
+         {&plans_, &artifacts_, &meta_}) {
+      rocksdb::ColumnFamilyHandle* old_handle = slot->load();
+      const std::string name = old_handle->GetName();
+      status = Rocks(db_->DropColumnFamily(old_handle), "clear " + name);
+      if (!status.ok()) break;
+      rocksdb::ColumnFamilyHandle* new_handle = nullptr;
+      status = Rocks(
+          db_->CreateColumnFamily(tuning.ForFamily(name), name, &new_handle),
+          "recreate " + name);
+      if (!status.ok()) break;  // the slot keeps its dropped handle
+      std::replace(handles_.begin(), handles_.end(), old_handle, new_handle);
+      slot->store(new_handle, std::memory_order_release);
+      replaced.push_back(old_handle);
+    }
+    ++generation_;
   }
-  return absl::OkStatus();
-}
-
-void RocksStore::DestroyRetiredHandles() {
-  for (rocksdb::ColumnFamilyHandle* handle : retired_handles_) {
-    rocksdb::Status status = db_->DestroyColumnFamilyHandle(handle);
-    if (!status.ok()) {
-      log::Warn(absl::StrCat("cache: releasing a cleared family failed dir=",
-                             options_.directory, " error=", status.ToString()));
+  // No reader holds them now; destroying a dropped family's last handle
+  // deletes its files.
+  for (rocksdb::ColumnFamilyHandle* handle : replaced) {
+    rocksdb::Status destroyed = db_->DestroyColumnFamilyHandle(handle);
+    if (!destroyed.ok()) {
+      log::Warn(absl::StrCat(
+          "cache: releasing a cleared family failed dir=", options_.directory,
+          " error=", destroyed.ToString()));
     }
   }
-  retired_handles_.clear();
+  return status;
 }
 
 absl::Status RocksStore::ClearCache(absl::string_view why) {
+  RETURN_IF_ERROR(CheckUsable());
   log::Error(absl::StrCat("cache: dir=", options_.directory, " is damaged (",
                           why, "); clearing it"));
-  counters_.corrupt_dropped.fetch_add(1, std::memory_order_relaxed);
   {
     absl::MutexLock lock(&mu_);
     index_.Clear();
@@ -244,8 +260,43 @@ absl::Status RocksStore::ClearCache(absl::string_view why) {
     plan_keys_.clear();
     plan_memory_.Clear();
   }
-  RETURN_IF_ERROR(RecreateFamilies());
+  absl::Status recreated = RecreateFamilies();
+  if (!recreated.ok()) {
+    unusable_ = true;
+    return recreated;
+  }
+  counters_.corrupt_dropped.fetch_add(1, std::memory_order_relaxed);
   return WriteSchemaMarker();
+}
+
+absl::StatusOr<RocksStore::DirectoryLock> RocksStore::DirectoryLock::Acquire(
+    const std::string& directory) {
+  const std::string path = directory + "/hummingd.lock";
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cache.directory: cannot open ", path, ": ", std::strerror(errno)));
+  }
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int error = errno;
+    ::close(fd);
+    if (error == EWOULDBLOCK) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "cache dir ", directory,
+          " is locked by another process (is another hummingd running on "
+          "it?)"));
+    }
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cache.directory: cannot lock ", path, ": ", std::strerror(error)));
+  }
+  return DirectoryLock(fd);
+}
+
+RocksStore::DirectoryLock::DirectoryLock(DirectoryLock&& other) noexcept
+    : fd_(std::exchange(other.fd_, -1)) {}
+
+RocksStore::DirectoryLock::~DirectoryLock() {
+  if (fd_ >= 0) ::close(fd_);  // releases the flock
 }
 
 absl::Status RocksStore::LoadIndex() {
