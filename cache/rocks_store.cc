@@ -30,6 +30,9 @@ int64_t MonotonicNs() {
              std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
+// Free disk every write leaves (see Write), unless the configured margin is
+// smaller.
+constexpr int64_t kWriteFloorBytes = int64_t{4} << 20;
 // The value envelope stores a 32-bit payload length.
 constexpr int64_t kMaxArtifactBytes = int64_t{1} << 30;
 
@@ -117,7 +120,7 @@ absl::Status RocksStore::Rocks(const rocksdb::Status& status,
   return FromRocksStatus(status, operation, options_.directory);
 }
 
-absl::Status RocksStore::CheckDiskSpace(size_t bytes,
+absl::Status RocksStore::CheckDiskSpace(size_t bytes, int64_t reserve_bytes,
                                         std::string_view operation) const {
   struct statvfs fs {};
   if (statvfs(options_.directory.c_str(), &fs) != 0) {
@@ -126,7 +129,7 @@ absl::Status RocksStore::CheckDiskSpace(size_t bytes,
   const uint64_t free_bytes =
       static_cast<uint64_t>(fs.f_bavail) * static_cast<uint64_t>(fs.f_frsize);
   const uint64_t needed =
-      static_cast<uint64_t>(options_.min_free_disk_bytes) + 4 * uint64_t{bytes};
+      static_cast<uint64_t>(reserve_bytes) + 4 * uint64_t{bytes};
   if (free_bytes >= needed) return absl::OkStatus();
   return absl::ResourceExhaustedError(absl::StrCat(
       "cache: ", ToAbsl(operation), " refused: ", options_.directory, " has ",
@@ -136,6 +139,12 @@ absl::Status RocksStore::CheckDiskSpace(size_t bytes,
 
 absl::Status RocksStore::Write(rocksdb::WriteBatch& batch, bool sync,
                                std::string_view operation) {
+  // Every write keeps a small floor: the packaged RocksDB aborts when a write
+  // meets a full disk. Growth keeps the configured margin (PutArtifact,
+  // PutPlan); deletes and pins only this, since they are how space is freed.
+  RETURN_IF_ERROR(CheckDiskSpace(
+      batch.GetDataSize(),
+      std::min(kWriteFloorBytes, options_.min_free_disk_bytes), operation));
   rocksdb::WriteOptions write;
   write.sync = sync;
   return Rocks(db_->Write(write, &batch), operation);
@@ -358,7 +367,8 @@ absl::Status RocksStore::PutPlan(std::string_view key,
   RETURN_IF_ERROR(CheckKey(key));
   const std::string value = EncodePlanValue(record);
   auto shared = std::make_shared<const PlanRecord>(record);
-  RETURN_IF_ERROR(CheckDiskSpace(value.size(), "put plan"));
+  RETURN_IF_ERROR(
+      CheckDiskSpace(value.size(), options_.min_free_disk_bytes, "put plan"));
   absl::MutexLock write_lock(&write_mu_);
   RETURN_IF_ERROR(CheckUsable());
   rocksdb::WriteBatch batch;
@@ -457,7 +467,8 @@ absl::Status RocksStore::PutArtifact(std::string_view key,
 
   // Only writes that grow the cache keep the free-space margin: deletes,
   // pins and access ticks are what an operator frees space with.
-  RETURN_IF_ERROR(CheckDiskSpace(value.size(), "put artifact"));
+  RETURN_IF_ERROR(CheckDiskSpace(value.size(), options_.min_free_disk_bytes,
+                                 "put artifact"));
   absl::MutexLock write_lock(&write_mu_);
   RETURN_IF_ERROR(CheckUsable());
   VictimPlan victims;

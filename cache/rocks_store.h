@@ -105,8 +105,10 @@ class RocksStore final : public KernelStore {
   // --- shared helpers (rocks_store.cc) ------------------------------------
   absl::Status Write(rocksdb::WriteBatch& batch, bool sync,
                      std::string_view operation);
-  // RESOURCE_EXHAUSTED when the disk is too full for a write of `bytes`.
-  absl::Status CheckDiskSpace(size_t bytes, std::string_view operation) const;
+  // RESOURCE_EXHAUSTED when a write of `bytes` would leave less than
+  // `reserve_bytes` (plus a margin of 3x the write) free on the disk.
+  absl::Status CheckDiskSpace(size_t bytes, int64_t reserve_bytes,
+                              std::string_view operation) const;
   absl::Status Rocks(const rocksdb::Status& status,
                      std::string_view operation) const;
   // Deletes `key` if it still holds exactly `observed` (a concurrent Put may
