@@ -229,6 +229,29 @@ TEST(MultiDeviceTest, LayerCallsFromThreadsWithoutAContext) {
   EXPECT_LE(OutputError(*host, activations, y_bits), kLinearLayerBound)
       << "the forward from a thread without a context";
 
+  // The same from a thread without a context on an explicit stream (made in
+  // the layer's context, current here): the launch then takes its context
+  // from the stream and Forward pushes none (CUDA 12+).
+  CUstream stream = nullptr;
+  ASSERT_TRUE(CudaCheck(api.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING),
+                        "cuStreamCreate")
+                  .ok());
+  ASSERT_TRUE(y.Fill(0xFF).ok());
+  absl::Status streamed = absl::UnknownError("not run");
+  CUcontext after_streamed = reinterpret_cast<CUcontext>(1);
+  std::thread stream_forwarder([&] {
+    streamed = (*layer)->Forward(x.get(), y.get(), m, stream);
+    api.cuCtxGetCurrent(&after_streamed);
+  });
+  stream_forwarder.join();
+  ASSERT_TRUE(streamed.ok()) << streamed;
+  EXPECT_EQ(after_streamed, nullptr) << "Forward left a context current";
+  ASSERT_TRUE(CudaCheck(api.cuStreamSynchronize(stream), "sync").ok());
+  ASSERT_TRUE(y.Download(y_bits.data(), y_bits.size() * 2).ok());
+  EXPECT_LE(OutputError(*host, activations, y_bits), kLinearLayerBound)
+      << "the forward on an explicit stream from a thread without a context";
+  api.cuStreamDestroy(stream);
+
   CUcontext after_destroy = reinterpret_cast<CUcontext>(1);
   std::thread destroyer([&] {
     layer->reset();

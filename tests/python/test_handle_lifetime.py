@@ -192,6 +192,39 @@ class LayerCloseDuringForwardTest(unittest.TestCase):
                                     "layer: closed"):
             self.layer.forward(X_POINTER, Y_POINTER, m=2)
 
+    def test_a_second_close_returns_only_once_the_handle_is_freed(self):
+        # Two closers at once: one frees, and the other must not return
+        # before that free is done (a caller may destroy its CUDA context
+        # right after close()).
+        freeing, finish = threading.Event(), threading.Event()
+        destroy = self.library.hummingd_layer_destroy
+
+        def slow_destroy(handle):
+            freeing.set()
+            finish.wait(WAIT_S)
+            destroy(handle)
+        self.library.hummingd_layer_destroy = slow_destroy
+        # A layer made after the swap (a layer takes its free at creation).
+        self.layer.close()
+        self.library.destroyed = 0
+        self.layer = hummingd.QuantizedLinear(
+            StandInClient(), stand_in_set(max_m=8), **good_tensors())
+        first = CloseThread(self.layer)
+        first.start()
+        self.assertTrue(freeing.wait(WAIT_S), "close() never freed")
+        second = CloseThread(self.layer)
+        second.start()
+        second.join(0.2)
+        self.assertTrue(second.is_alive(),
+                        "a second close() returned during the first's free")
+        finish.set()
+        first.join(WAIT_S)
+        second.join(WAIT_S)
+        self.assertFalse(second.is_alive(), "the second close() never returned")
+        self.assertIsNone(first.error)
+        self.assertIsNone(second.error)
+        self.assertEqual(self.library.destroyed, 1)
+
     def test_close_with_nothing_in_flight_frees_at_once(self):
         self.layer.forward(X_POINTER, Y_POINTER, m=3)
         self.layer.close()

@@ -6,7 +6,8 @@ ctypes releases the GIL during a C call, so another thread may call close()
 while a call on the handle is still inside C. The C ABI forbids destroying
 a handle during another call on it (hummingd.h), so close() marks the object
 closed (new calls raise), waits until no call is in flight and frees the
-handle on its own thread. Never inside another thread's call: freeing a
+handle on its own thread (the first closer's; a concurrent close() returns
+only once that free is done). Never inside another thread's call: freeing a
 layer (cuMemFree) synchronizes, which is illegal while that call's thread
 captures a CUDA graph, and forward() is capturable.
 
@@ -31,7 +32,7 @@ class _HandleState:
     ~0.5 us), on forward()'s hot path."""
 
     __slots__ = ("handle", "what", "lock", "condition", "calls", "closed",
-                 "deferred_to", "release")
+                 "deferred_to", "release", "freeing", "freed")
 
     def __init__(self, handle, what):
         self.handle = handle
@@ -48,6 +49,10 @@ class _HandleState:
         # was called from inside a call (else None).
         self.deferred_to = None
         self.release = None  # frees the handle once (a weakref.finalize)
+        # The first closer frees; any other waits for it to finish, so that
+        # close() returning always means the handle is gone.
+        self.freeing = False
+        self.freed = False
 
     # acquire / try / finally rather than "with self.lock": a few tenths of
     # a microsecond less per call.
@@ -87,7 +92,7 @@ class _HandleState:
             self.condition.wait_for(lambda: not self.calls)
         finally:
             lock.release()
-        self.release()
+        self._free_once()
         return False
 
     def close(self):
@@ -98,9 +103,25 @@ class _HandleState:
                 self.deferred_to = ident
                 return
             self.condition.wait_for(lambda: not self.calls)
-        # Outside the lock: freeing may take a while (a layer waits for its
-        # pending work), and a finalizer runs at most once anyway.
-        self.release()
+        self._free_once()
+
+    def _free_once(self):
+        """Frees the handle on this thread, or waits until the thread that
+        began freeing it has finished (weakref.finalize alone would return
+        at once to a second caller, before the free is done)."""
+        with self.condition:
+            if self.freeing:
+                self.condition.wait_for(lambda: self.freed)
+                return
+            self.freeing = True
+        try:
+            # Outside the lock: freeing may take a while (a layer waits for
+            # its pending work).
+            self.release()
+        finally:
+            with self.condition:
+                self.freed = True
+                self.condition.notify_all()
 
 
 def _free(state, free):
