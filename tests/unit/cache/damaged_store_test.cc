@@ -43,6 +43,21 @@ class DamagedStoreTest : public cache_test::StoreTest {
     return cache_test::LargestSstFile(options_.directory, 30000);
   }
 
+  // A store opened on a directory whose SST was damaged before the open:
+  // it opens, serves nothing of it, counts one clear and works on.
+  void ExpectTheOpenClearsIt() {
+    auto store = Open();
+    ASSERT_NE(store, nullptr);
+    EXPECT_EQ(store->Stats().corrupt_dropped, 1);
+    EXPECT_EQ(store->Stats().artifact_entries, 0);
+    for (int i = 0; i < 3; ++i) {
+      auto got = store->GetArtifact(absl::StrCat("k", i));
+      ASSERT_TRUE(got.ok()) << got.status();
+      EXPECT_EQ(*got, nullptr) << "k" << i;
+    }
+    ExpectTheCacheWorksOn(std::move(store));
+  }
+
   // After damage was cleared: a new artifact is stored, durably.
   void ExpectTheCacheWorksOn(std::unique_ptr<KernelStore> store) {
     const ArtifactRecord fresh = RandomArtifact(rng_, 1000);
@@ -78,7 +93,9 @@ TEST_F(DamagedStoreTest, DamageFoundByAReadClearsTheCacheAndWritesGoOn) {
     ASSERT_TRUE(got.ok()) << got.status();
     // Read before the damage was met, a value may still be served: the
     // right one.
-    if (*got != nullptr) EXPECT_EQ(**got, records_[i]) << "k" << i;
+    if (*got != nullptr) {
+      EXPECT_EQ(**got, records_[i]) << "k" << i;
+    }
   }
   EXPECT_EQ(store->Stats().corrupt_dropped, 1);
   EXPECT_EQ(store->Stats().artifact_entries, 0);
@@ -108,7 +125,9 @@ TEST_F(DamagedStoreTest, ConcurrentReadsMeetingTheDamageClearOnce) {
         const int i = (t + round) % 3;
         auto got = store->GetArtifact(absl::StrCat("k", i));
         EXPECT_TRUE(got.ok()) << got.status();
-        if (got.ok() && *got != nullptr) EXPECT_EQ(**got, records_[i]);
+        if (got.ok() && *got != nullptr) {
+          EXPECT_EQ(**got, records_[i]);
+        }
       }
     });
   }
@@ -165,17 +184,17 @@ TEST_F(DamagedStoreTest, SstCutShortIsClearedAtOpen) {
   const std::string sst = StoreThreeInAnSst();
   ASSERT_FALSE(sst.empty());
   cache_test::TruncateToHalf(sst);
+  ExpectTheOpenClearsIt();
+}
 
-  auto store = Open();
-  ASSERT_NE(store, nullptr);
-  EXPECT_EQ(store->Stats().corrupt_dropped, 1);
-  EXPECT_EQ(store->Stats().artifact_entries, 0);
-  for (int i = 0; i < 3; ++i) {
-    auto got = store->GetArtifact(absl::StrCat("k", i));
-    ASSERT_TRUE(got.ok()) << got.status();
-    EXPECT_EQ(*got, nullptr) << "k" << i;
-  }
-  ExpectTheCacheWorksOn(std::move(store));
+// A flipped byte inside an SST data block, before the open: RocksDB opens the
+// directory, the open scan reads every artifact, meets the block and clears
+// the directory.
+TEST_F(DamagedStoreTest, FlippedByteIsClearedAtOpen) {
+  const std::string sst = StoreThreeInAnSst();
+  ASSERT_FALSE(sst.empty());
+  cache_test::FlipByteInside(sst);
+  ExpectTheOpenClearsIt();
 }
 
 // With less free disk than the cache keeps in reserve, only growth is
