@@ -77,6 +77,13 @@ void CompileScheduler::CancelQueued(bool prefetch_only) {
   std::vector<std::shared_ptr<Job>> abandoned;
   {
     absl::MutexLock lock(&mutex_);
+    // Closes the queue to what it cancels: a Prefetch still starting its
+    // items would otherwise queue more behind the cancel.
+    if (prefetch_only) {
+      refuse_prefetch_ = true;
+    } else {
+      refuse_all_ = true;
+    }
     for (int priority = prefetch_only ? 1 : 0; priority < 2; ++priority) {
       auto& queue = queues_[priority];
       for (auto& job : queue) {
@@ -128,7 +135,10 @@ absl::StatusOr<CompileScheduler::Submission> CompileScheduler::Submit(
 absl::StatusOr<CompileScheduler::Submission> CompileScheduler::SubmitLocked(
     const std::string& key, CompilePriority priority, CompileFunction compile,
     std::shared_ptr<Job>* displaced) {
-  if (stopping_) return absl::UnavailableError("daemon is shutting down");
+  if (stopping_ || refuse_all_ ||
+      (refuse_prefetch_ && priority == CompilePriority::kPrefetch)) {
+    return absl::UnavailableError("daemon is shutting down");
+  }
 
   if (auto it = in_flight_.find(key); it != in_flight_.end()) {
     ++stats_.shared;

@@ -97,8 +97,9 @@ class CompileScheduler {
 
   // Abandons queued (not yet running) compiles — only prefetch ones nobody
   // waits on in the foreground when `prefetch_only` — whose waiters get
-  // CANCELLED. Running compiles finish normally. Used at shutdown so that no
-  // request waits on work that will never start.
+  // CANCELLED, and refuses later submissions of what it cancelled
+  // (UNAVAILABLE). Running compiles finish normally. Used at shutdown so
+  // that no request waits on work that will never start.
   void CancelQueued(bool prefetch_only = false);
 
  private:
@@ -143,6 +144,9 @@ class CompileScheduler {
   const CompileSchedulerOptions options_;
   mutable absl::Mutex mutex_;
   bool stopping_ ABSL_GUARDED_BY(mutex_) = false;
+  // Set by CancelQueued: new prefetch submissions, or all, are refused.
+  bool refuse_prefetch_ ABSL_GUARDED_BY(mutex_) = false;
+  bool refuse_all_ ABSL_GUARDED_BY(mutex_) = false;
   // Index 0: foreground, 1: prefetch. A promoted job sits in both; whichever
   // pop reaches it first runs it and the other skips it.
   std::deque<std::shared_ptr<Job>> queues_[2] ABSL_GUARDED_BY(mutex_);

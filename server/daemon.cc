@@ -126,20 +126,21 @@ void Daemon::Shutdown() {
                     absl::ToChronoSeconds(grace));
   drained.Notify();
   cancel_at_deadline.join();
-  // Requests that were being parsed when the queue was cancelled may have
-  // queued more; nobody is left to wait for them.
+  // The cancels above also closed the queue (prefetch, then everything), so
+  // this only catches what raced them.
   scheduler_->CancelQueued();
   server_->Wait();
 }
 
 Daemon::~Daemon() {
   if (server_ != nullptr) Shutdown();
-  // Members go in reverse order: service, resolver, scheduler (joins the pool
-  // after running compiles finish and store), store (closes RocksDB).
+  // The scheduler goes first after the server: its destructor joins the
+  // compile threads, and a compile still running (a prefetch nobody waits
+  // for) stores through the resolver and the store, which must outlive it.
   server_.reset();
+  scheduler_.reset();
   service_.reset();
   resolver_.reset();
-  scheduler_.reset();
   store_.reset();
   log::Info("event=shutdown phase=closed");
 }

@@ -227,6 +227,62 @@ TEST_F(LifecycleTest, SigtermCancelsQueuedCompilesWhenTheGracePeriodEnds) {
   EXPECT_NE(log.find("phase=cancel_queued"), std::string::npos) << log;
 }
 
+// SIGTERM with a large Prefetch starting its items and a compile running:
+// the daemon exits cleanly within the grace period (it crashed when the
+// running compile outlived the resolver it stores through), and nothing
+// queued after the cancel is compiled.
+TEST_F(LifecycleTest, SigtermDuringALargePrefetchExitsCleanly) {
+  auto daemon =
+      StartDaemon({"--compile-threads", "1", "--shutdown-grace-seconds", "1",
+                   "--max-queued-compiles", "100000"});
+  ASSERT_NE(daemon, nullptr);
+  auto stub = daemon->Stub();
+  v1::PrefetchRequest prefetch;
+  for (int i = 0; i < 2000; ++i) {
+    v1::KernelRequest* item = prefetch.add_requests();
+    *item = DequantRequest(64 * (i + 1), 4096).request();
+    item->set_family(v1::KERNEL_FAMILY_GEMM);
+    item->set_launch_abi(kCurrentLaunchAbi);
+  }
+  std::thread client([&] {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() +
+                         std::chrono::seconds(120));
+    auto reader = stub->Prefetch(&context, prefetch);
+    v1::PrefetchProgress progress;
+    while (reader->Read(&progress)) {
+    }
+    reader->Finish();  // cut short by the shutdown: any status
+  });
+  const auto give_up =
+      std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (Counter(*stub, "compiles_running") < 1 &&
+         std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_GE(Counter(*stub, "compiles_running"), 1);
+
+  const auto signalled = std::chrono::steady_clock::now();
+  auto exit_code = daemon->Stop(/*timeout_seconds=*/120);
+  const double seconds = std::chrono::duration<double>(
+                             std::chrono::steady_clock::now() - signalled)
+                             .count();
+  client.join();
+  ASSERT_TRUE(exit_code.ok()) << exit_code.status();
+  EXPECT_EQ(*exit_code, 0) << daemon->ReadLog().substr(0, 4000);
+  EXPECT_LT(seconds, 6.0);
+  // At most the compiles running at the signal finish after it.
+  const std::string log = daemon->ReadLog();
+  const size_t drain = log.find("phase=drain");
+  ASSERT_NE(drain, std::string::npos) << log;
+  int compiled_after = 0;
+  for (size_t at = log.find("event=compiled", drain); at != std::string::npos;
+       at = log.find("event=compiled", at + 1)) {
+    ++compiled_after;
+  }
+  EXPECT_LE(compiled_after, 1) << log.substr(drain, 4000);
+}
+
 // The config table is what an operator reads to know how a daemon runs; a
 // quieter log level must not hide it.
 TEST_F(LifecycleTest, ConfigTableIsPrintedAtEveryLogLevel) {
