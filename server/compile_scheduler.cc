@@ -241,6 +241,11 @@ void CompileScheduler::Finish(const std::shared_ptr<Job>& job,
   job->ticket->Complete(std::move(result));
 }
 
+bool CompileScheduler::AcceptsPrefetch() const {
+  absl::MutexLock lock(&mutex_);
+  return !stopping_ && !refuse_all_ && !refuse_prefetch_;
+}
+
 CompileSchedulerStats CompileScheduler::Stats() const {
   absl::MutexLock lock(&mutex_);
   return stats_;

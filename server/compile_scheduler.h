@@ -95,6 +95,9 @@ class CompileScheduler {
 
   CompileSchedulerStats Stats() const;
 
+  // False once CancelQueued (or the destructor) closed the queue to prefetch.
+  bool AcceptsPrefetch() const;
+
   // Abandons queued (not yet running) compiles — only prefetch ones nobody
   // waits on in the foreground when `prefetch_only` — whose waiters get
   // CANCELLED, and refuses later submissions of what it cancelled

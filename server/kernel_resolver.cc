@@ -149,6 +149,10 @@ CompileFunction KernelResolver::MakeCompileFunction(
   };
 }
 
+bool KernelResolver::AcceptsPrefetch() const {
+  return scheduler_->AcceptsPrefetch();
+}
+
 absl::StatusOr<PendingKernelSet> KernelResolver::Begin(
     const KernelRequest& request, CompilePriority priority) {
   PendingKernelSet pending;

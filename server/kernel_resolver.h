@@ -54,6 +54,9 @@ class KernelResolver {
   absl::StatusOr<PendingKernelSet> Begin(const KernelRequest& request,
                                          CompilePriority priority);
 
+  // Whether prefetch compiles are still accepted (not once shutdown began).
+  bool AcceptsPrefetch() const;
+
   // Waits for the compiles (until `deadline`) and assembles the set.
   absl::StatusOr<v1::KernelSet> Finish(const PendingKernelSet& pending,
                                        absl::Time deadline, bool metadata_only);

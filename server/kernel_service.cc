@@ -183,16 +183,22 @@ grpc::Status KernelServiceImpl::Prefetch(
   for (const v1::KernelRequest& item : request->requests()) {
     items.push_back(&item);
   }
-  const PrefetchOutcome outcome =
-      RunPrefetch(*resolver_, limits_, items, DeadlineOf(*context),
-                  [&](const v1::PrefetchProgress& progress) {
-                    return !context->IsCancelled() && writer->Write(progress);
-                  });
+  const PrefetchOutcome outcome = RunPrefetch(
+      *resolver_, limits_, items, DeadlineOf(*context),
+      [&](const v1::PrefetchProgress& progress) {
+        return !context->IsCancelled() && writer->Write(progress);
+      },
+      [&] { return !context->IsCancelled() && resolver_->AcceptsPrefetch(); });
   prefetch_items_.fetch_add(outcome.items, std::memory_order_relaxed);
   invalid_requests_.fetch_add(outcome.invalid, std::memory_order_relaxed);
   if (outcome.stopped) {
     return grpc::Status(grpc::StatusCode::CANCELLED,
                         "client went away; queued compiles continue");
+  }
+  if (outcome.not_begun > 0) {
+    return ToGrpcStatus(absl::UnavailableError(
+        absl::StrCat("daemon is shutting down: ", outcome.not_begun, " of ",
+                     request->requests_size(), " items were not begun")));
   }
   return grpc::Status::OK;
 }

@@ -37,13 +37,21 @@ ArtifactCounts CountArtifacts(const v1::KernelSet& set) {
 PrefetchOutcome RunPrefetch(
     KernelResolver& resolver, const RequestLimits& limits,
     const std::vector<const v1::KernelRequest*>& requests, absl::Time deadline,
-    const std::function<bool(const v1::PrefetchProgress&)>& report) {
+    const std::function<bool(const v1::PrefetchProgress&)>& report,
+    const std::function<bool()>& keep_going) {
   PrefetchOutcome outcome;
   const int total = static_cast<int>(requests.size());
   const absl::Time started = absl::Now();
   std::vector<absl::StatusOr<PendingKernelSet>> pending;
   pending.reserve(total);
+  bool stopped_beginning = false;
   for (const v1::KernelRequest* item : requests) {
+    // Planning a GEMM item takes milliseconds: thousands of them kept a
+    // shutting-down daemon busy for seconds past its grace period.
+    if (!stopped_beginning && keep_going && !keep_going()) {
+      stopped_beginning = true;
+    }
+    if (stopped_beginning) break;
     absl::StatusOr<KernelRequest> parsed =
         KernelRequestFromProto(*item, limits);
     if (!parsed.ok()) {
@@ -53,7 +61,9 @@ PrefetchOutcome RunPrefetch(
     }
     pending.push_back(resolver.Begin(*parsed, CompilePriority::kPrefetch));
   }
-  for (int i = 0; i < total; ++i) {
+  const int begun = static_cast<int>(pending.size());
+  outcome.not_begun = total - begun;
+  for (int i = 0; i < begun; ++i) {
     ++outcome.items;
     v1::PrefetchProgress progress;
     progress.set_index(i);
