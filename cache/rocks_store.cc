@@ -308,6 +308,41 @@ absl::Status RocksStore::CheckUsable() const {
       "directory at open)"));
 }
 
+template <class Record>
+absl::StatusOr<std::optional<Record>> RocksStore::ReadStored(
+    Family family, std::string_view key, const rocksdb::ReadOptions& read,
+    absl::StatusOr<Record> (*decode)(std::string_view),
+    std::string_view operation) {
+  rocksdb::Status status;
+  uint64_t generation = 0;
+  absl::StatusOr<Record> decoded = absl::UnknownError("not read");
+  std::string undecodable;  // the bytes of a value that did not decode
+  {
+    // Held while the family's handle is in use: a clear destroys old ones.
+    absl::ReaderMutexLock families(&families_mu_);
+    generation = generation_;
+    rocksdb::PinnableSlice value;
+    status =
+        db_->Get(read, family == Family::kArtifacts ? artifacts() : plans(),
+                 rocksdb::Slice(key.data(), key.size()), &value);
+    if (status.ok()) {
+      decoded = decode(value.ToStringView());
+      if (!decoded.ok()) undecodable = value.ToString();
+    }
+  }
+  if (status.IsCorruption()) {  // RocksDB's own block checksum failed
+    ClearDamagedCache(family, key, generation, Rocks(status, operation));
+    return std::nullopt;
+  }
+  if (status.IsNotFound()) return std::nullopt;
+  RETURN_IF_ERROR(Rocks(status, operation));
+  if (!decoded.ok()) {
+    DropCorrupt(family, key, undecodable, decoded.status());
+    return std::nullopt;
+  }
+  return *std::move(decoded);
+}
+
 absl::StatusOr<std::optional<PlanRecord>> RocksStore::GetPlan(
     std::string_view key) {
   RETURN_IF_ERROR(CheckKey(key));
@@ -320,33 +355,11 @@ absl::StatusOr<std::optional<PlanRecord>> RocksStore::GetPlan(
     counters_.plan_hits.fetch_add(1, std::memory_order_relaxed);
     return *cached;
   }
-  rocksdb::Status status;
-  uint64_t generation = 0;
-  absl::StatusOr<PlanRecord> decoded = absl::UnknownError("not read");
-  std::string undecodable;  // the bytes of a value that did not decode
-  {
-    // Held while the family's handle is in use: a clear destroys old ones.
-    absl::ReaderMutexLock families(&families_mu_);
-    generation = generation_;
-    rocksdb::PinnableSlice value;
-    status = db_->Get(rocksdb::ReadOptions(), plans(),
-                      rocksdb::Slice(key.data(), key.size()), &value);
-    if (status.ok()) {
-      decoded = DecodePlanValue(value.ToStringView());
-      if (!decoded.ok()) undecodable = value.ToString();
-    }
-  }
-  if (status.IsCorruption()) {  // RocksDB's own block checksum failed
-    ClearDamagedCache(Family::kPlans, key, generation,
-                      Rocks(status, "get plan"));
-  }
-  if (status.IsNotFound() || status.IsCorruption()) {
-    counters_.plan_misses.fetch_add(1, std::memory_order_relaxed);
-    return std::nullopt;
-  }
-  RETURN_IF_ERROR(Rocks(status, "get plan"));
-  if (!decoded.ok()) {
-    DropCorrupt(Family::kPlans, key, undecodable, decoded.status());
+  ASSIGN_OR_RETURN(
+      std::optional<PlanRecord> decoded,
+      ReadStored<PlanRecord>(Family::kPlans, key, rocksdb::ReadOptions(),
+                             DecodePlanValue, "get plan"));
+  if (!decoded.has_value()) {
     counters_.plan_misses.fetch_add(1, std::memory_order_relaxed);
     return std::nullopt;
   }
@@ -400,33 +413,11 @@ absl::StatusOr<std::shared_ptr<const ArtifactRecord>> RocksStore::GetArtifact(
     return cached;
   }
 
-  rocksdb::Status status;
-  uint64_t generation = 0;
-  absl::StatusOr<ArtifactRecord> decoded = absl::UnknownError("not read");
-  std::string undecodable;  // the bytes of a value that did not decode
-  {
-    // Held while the family's handle is in use: a clear destroys old ones.
-    absl::ReaderMutexLock families(&families_mu_);
-    generation = generation_;
-    rocksdb::PinnableSlice value;
-    status = db_->Get(ArtifactReadOptions(), artifacts(),
-                      rocksdb::Slice(key.data(), key.size()), &value);
-    if (status.ok()) {
-      decoded = DecodeArtifactValue(value.ToStringView());
-      if (!decoded.ok()) undecodable = value.ToString();
-    }
-  }
-  if (status.IsCorruption()) {  // RocksDB's own block checksum failed
-    ClearDamagedCache(Family::kArtifacts, key, generation,
-                      Rocks(status, "get artifact"));
-  }
-  if (status.IsNotFound() || status.IsCorruption()) {
-    counters_.artifact_misses.fetch_add(1, std::memory_order_relaxed);
-    return nullptr;
-  }
-  RETURN_IF_ERROR(Rocks(status, "get artifact"));
-  if (!decoded.ok()) {
-    DropCorrupt(Family::kArtifacts, key, undecodable, decoded.status());
+  ASSIGN_OR_RETURN(
+      std::optional<ArtifactRecord> decoded,
+      ReadStored<ArtifactRecord>(Family::kArtifacts, key, ArtifactReadOptions(),
+                                 DecodeArtifactValue, "get artifact"));
+  if (!decoded.has_value()) {
     counters_.artifact_misses.fetch_add(1, std::memory_order_relaxed);
     return nullptr;
   }

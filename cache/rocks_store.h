@@ -117,6 +117,16 @@ class RocksStore final : public KernelStore {
   void DropCorrupt(Family family, std::string_view key,
                    std::string_view observed, const absl::Status& reason)
       ABSL_LOCKS_EXCLUDED(write_mu_, families_mu_, mu_);
+  // Reads and decodes `key` of `family` from disk: nullopt for a miss,
+  // including a value met damaged (the cache is cleared: ClearDamagedCache)
+  // or one that does not decode (dropped: DropCorrupt); other RocksDB errors
+  // as they are.
+  template <class Record>
+  absl::StatusOr<std::optional<Record>> ReadStored(
+      Family family, std::string_view key, const rocksdb::ReadOptions& read,
+      absl::StatusOr<Record> (*decode)(std::string_view),
+      std::string_view operation)
+      ABSL_LOCKS_EXCLUDED(write_mu_, families_mu_, mu_);
   // A read of `key` in `family` at handle generation `generation` met damaged
   // files (`why`). Clears the cache (ClearCache) unless the families were
   // replaced since (a concurrent reader met the same damage: fresh entries
