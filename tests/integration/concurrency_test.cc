@@ -81,14 +81,10 @@ TEST_F(ConcurrencyTest, RequestsRefusedForAFullQueueLeaveNoPlan) {
   for (int i = 0; i < kItems; ++i) {
     *prefetch.add_requests() = DequantRequest(256 + 32 * i, 1024).request();
   }
-  grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() +
-                       std::chrono::seconds(120));
-  auto reader = stub->Prefetch(&context, prefetch);
-  v1::PrefetchProgress progress;
+  const PrefetchResult result = Prefetch(*stub, prefetch);
   int served = 0;
   int refused = 0;
-  while (reader->Read(&progress)) {
+  for (const v1::PrefetchProgress& progress : result.progress) {
     if (progress.status_code() == 0) {
       ++served;
     } else {
@@ -97,7 +93,7 @@ TEST_F(ConcurrencyTest, RequestsRefusedForAFullQueueLeaveNoPlan) {
       ++refused;
     }
   }
-  ASSERT_TRUE(reader->Finish().ok());
+  ASSERT_TRUE(result.status.ok()) << result.status.error_message();
   ASSERT_EQ(served + refused, kItems);
   ASSERT_GT(refused, 0) << "the queue bound refused nothing: nothing to tell";
   ASSERT_GT(served, 0);

@@ -35,6 +35,20 @@ std::unique_ptr<DaemonProcess> DaemonTest::StartDaemon(
   return daemon.ok() ? *std::move(daemon) : nullptr;
 }
 
+DaemonTest::PrefetchResult DaemonTest::Prefetch(
+    v1::KernelService::Stub& stub, const v1::PrefetchRequest& request,
+    int timeout_seconds) {
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() +
+                       std::chrono::seconds(timeout_seconds));
+  auto reader = stub.Prefetch(&context, request);
+  PrefetchResult result;
+  v1::PrefetchProgress progress;
+  while (reader->Read(&progress)) result.progress.push_back(progress);
+  result.status = reader->Finish();
+  return result;
+}
+
 grpc::Status DaemonTest::Get(v1::KernelService::Stub& stub,
                              const v1::GetKernelsRequest& request,
                              v1::GetKernelsResponse* response,

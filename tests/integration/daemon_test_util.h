@@ -36,6 +36,16 @@ class DaemonTest : public ::testing::Test {
                    const v1::GetKernelsRequest& request,
                    v1::GetKernelsResponse* response, int timeout_seconds = 120);
 
+  // A whole Prefetch stream with a deadline: every progress message, then
+  // the stream's status.
+  struct PrefetchResult {
+    std::vector<v1::PrefetchProgress> progress;
+    grpc::Status status;
+  };
+  PrefetchResult Prefetch(v1::KernelService::Stub& stub,
+                          const v1::PrefetchRequest& request,
+                          int timeout_seconds = 120);
+
   int64_t Counter(v1::KernelService::Stub& stub, const std::string& name);
 
   // The real hummingctl against this test's socket: `hummingctl --socket

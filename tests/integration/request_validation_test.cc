@@ -185,14 +185,9 @@ TEST_F(RequestValidationTest, PrefetchWithTooManyItemsIsRefused) {
   for (int i = 0; i < 4097; ++i) {
     *prefetch.add_requests() = DequantRequest(4096, 4096).request();
   }
-  grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() +
-                       std::chrono::seconds(120));
-  auto reader = stub->Prefetch(&context, prefetch);
-  v1::PrefetchProgress progress;
-  int reported = 0;
-  while (reader->Read(&progress)) ++reported;
-  grpc::Status status = reader->Finish();
+  const PrefetchResult result = Prefetch(*stub, prefetch);
+  const grpc::Status& status = result.status;
+  const size_t reported = result.progress.size();
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
       << status.error_message();
   EXPECT_NE(status.error_message().find(
@@ -214,14 +209,7 @@ TEST_F(RequestValidationTest, OversizeRequestMessagesAreRefused) {
   v1::KernelRequest* item = prefetch.add_requests();
   *item = DequantRequest(4096, 4096).request();
   item->set_name(std::string(16 << 20, 'n'));
-  grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() +
-                       std::chrono::seconds(60));
-  auto reader = stub->Prefetch(&context, prefetch);
-  v1::PrefetchProgress progress;
-  while (reader->Read(&progress)) {
-  }
-  grpc::Status status = reader->Finish();
+  const grpc::Status status = Prefetch(*stub, prefetch, 60).status;
   EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
       << status.error_message();
   EXPECT_EQ(Counter(*stub, "prefetch_items"), 0);
