@@ -134,20 +134,15 @@ struct OperandDecoder<Format, OperandPath::kPackedInt> {
     const u32 scale = raw_scale & 0xFFFFu;
     Entry entry;
     entry.scale2 = scale | (scale << 16);
-    if constexpr (Format::kZero == ZeroKind::kInteger && !Plan::kBf16) {
-      set_fp16_zero_offsets(raw_zero & 0xFFu, entry);
+    if constexpr (Format::kZero == ZeroKind::kInteger) {
+      set_zero_offsets(raw_zero & 0xFFu, entry);
       return entry;
     }
-    const u32 zero = Format::kZero == ZeroKind::kInteger
-                         ? (raw_zero & 0xFFu)
-                         : (1u << (Format::kBits - 1));
-    // magic + z is exact for every uint8 z in fp16, and in bf16 for the
-    // zero points a 4-bit code can have (z < 128). With the implicit
-    // mid-point these are constants that ptxas folds into the centering
-    // FMA's immediate.
-    const float offset = -(Plan::kMagicValue + static_cast<float>(zero));
-    const float offset_high =
-        -(Plan::kMagicValue / 16.0f + static_cast<float>(zero));
+    // The implicit mid-point (float zero points take the generic path):
+    // constants that ptxas folds into the centering FMA's immediate.
+    constexpr float kZero = static_cast<float>(1u << (Format::kBits - 1));
+    const float offset = -(Plan::kMagicValue + kZero);
+    const float offset_high = -(Plan::kMagicValue / 16.0f + kZero);
     if constexpr (Plan::kBf16) {
       entry.offset2 = encode_bf16x2(offset, offset);
       entry.offset2_high = entry.offset2;
@@ -158,25 +153,36 @@ struct OperandDecoder<Format, OperandPath::kPackedInt> {
     return entry;
   }
 
-  // The fp16 offsets of a run-time zero point, built on their bits rather
-  // than converted: fp16's 1024 has the last ulp 1, so the bits of
-  // -(1024 + z) are -1024's plus z for every uint8 z, and -(64 + z) is that
-  // plus 960, exact (an fp16 integer below 320). One IMAD and one HFMA2
-  // where the conversion chain (I2F, four FADDs, two F2FPs) cost seven, per
-  // row and scale period in every zero-point k-loop: those loops run 2-13%
-  // fewer instructions (decode-notes v126). bf16 keeps the conversion:
-  // 128 + z is a bf16 integer only below 256, and a guard for the larger
-  // zero points cost more than the conversion saves.
-  HUMMINGD_DEVICE static void set_fp16_zero_offsets(u32 zero, Entry& entry) {
-    static_assert(Plan::kMagicHalf == 0x6400u, "fp16's magic is 1024");
-    constexpr u32 kNegMagic2 = 0xE400E400u;                // -1024, twice
-    constexpr u32 kFifteenSixteenthsMagic2 = 0x63806380u;  // 960, twice
-    entry.offset2 = zero * 0x00010001u + kNegMagic2;
-    // Only the odd registers of 4-bit codes read it (1024 + 16 q).
-    entry.offset2_high =
-        Format::kBits == 4
-            ? fma_x2<false>(entry.offset2, kOne2, kFifteenSixteenthsMagic2)
-            : entry.offset2;
+  // The offsets of a run-time zero point, built on their bits rather than
+  // converted. fp16's 1024 has the last ulp 1, so the bits of -(1024 + z)
+  // are -1024's plus z for every uint8 z, and -(64 + z) is that plus 960,
+  // exact (an fp16 integer below 320): one IMAD and one HFMA2 where the
+  // conversion chain (I2F, four FADDs, two F2FPs) cost seven, per row and
+  // scale period in every zero-point k-loop; those loops run 2-13% fewer
+  // instructions (decode-notes v126). bf16's 128 has the last ulp 1 too, so
+  // -(128 + z) is -128's bits plus z, exact for z <= 128: every zero point a
+  // 4-bit code can have (the packed path's only bf16 weights) and then some
+  // (the reference draws them in [0, 16)); one IMAD where I2F, FADD and F2FP
+  // were (decode-notes v130). Above 128, outside any 4-bit format, the sum
+  // carries into the exponent and is no longer -(128 + z).
+  HUMMINGD_DEVICE static void set_zero_offsets(u32 zero, Entry& entry) {
+    if constexpr (Plan::kBf16) {
+      static_assert(Plan::kMagicHalf == 0x4300u && Format::kBits == 4,
+                    "bf16's magic is 128, for 4-bit codes");
+      constexpr u32 kNegMagic2 = 0xC300C300u;  // -128, twice
+      entry.offset2 = zero * 0x00010001u + kNegMagic2;
+      entry.offset2_high = entry.offset2;
+    } else {
+      static_assert(Plan::kMagicHalf == 0x6400u, "fp16's magic is 1024");
+      constexpr u32 kNegMagic2 = 0xE400E400u;                // -1024, twice
+      constexpr u32 kFifteenSixteenthsMagic2 = 0x63806380u;  // 960, twice
+      entry.offset2 = zero * 0x00010001u + kNegMagic2;
+      // Only the odd registers of 4-bit codes read it (1024 + 16 q).
+      entry.offset2_high =
+          Format::kBits == 4
+              ? fma_x2<false>(entry.offset2, kOne2, kFifteenSixteenthsMagic2)
+              : entry.offset2;
+    }
   }
 
   // q - z of a pair. r_words: the lane's words of the unit; step, j, r
