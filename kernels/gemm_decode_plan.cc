@@ -725,9 +725,11 @@ absl::StatusOr<std::vector<PlanEntry>> PlanWgmmaDecode(const QuantSpec& spec,
       chosen.splits = sixteen_warps->splits;
     }
     // Groups of 32 on the 32-token slices and groups of 32 and 64 at 64
-    // tokens (with fp16 integer zero points groups of 32): pre-scaled
-    // operands (planners v69-v74, kernels/gemm_decode_tile_options.h).
-    if (PrescaledScalesWin(chosen.tile, spec)) {
+    // tokens (with fp16 integer zero points groups of 32), and fp16 groups of
+    // 128 at 64 tokens in unequal splits: pre-scaled operands (planners
+    // v69-v74, v77, kernels/gemm_decode_tile_options.h).
+    if (PrescaledScalesWin(chosen.tile, spec) ||
+        PrescaledOnUnevenSplitsWin(chosen.tile, chosen.splits, spec, shape)) {
       chosen.tile.prescaled_scales = true;
     }
     // Only a client that passes the k-major copy as GemmArgs::scales can

@@ -349,4 +349,38 @@ bool PrescaledScalesWin(const GemmTileConfig& tile, const QuantSpec& spec) {
          !bf16_groups_of_64_on_half_tile;
 }
 
+// Planner v77 (sweep fr, bench/results/tile-sweep-fr-51b4533-run{1,2}.txt,
+// decode-notes v132, twice in one call): fp16 6144 x 4096 at 33-64 tokens
+// was the one layer whose 64x128x128 s4 plan ran faster pre-scaled in groups
+// of 128 (0.93-0.95x in sweep fk, where five other layers ran 1.00-1.04x),
+// and the one whose splits are unequal: 32 k-tiles in 5 splits of 6 or 7.
+// Sweep fr ran the tile both ways at 4 and 5 splits: pre-scaled in 5 splits
+// 11.89-11.94 / 12.64-12.68 µs at M = 33 / 64 against the plan's deferred
+// 12.53 / 13.39-13.50 (0.94-0.95x); in 4 equal splits pre-scaled lost
+// (12.77-12.78 / 13.47-13.52 against 12.24-12.29 / 13.01-13.06 deferred, as
+// fk found on the even layers), and deferred in 4 splits (0.97-0.98x of the
+// plan) stays behind pre-scaled in 5. bf16 tied pre-scaled in 5 splits
+// (11.95-12.10 / 12.77-12.79 against 12.07-12.10 / 12.79-12.86) and stays
+// deferred. Taken only where measured: uint4 in groups of 128 with fp16
+// scales and activations (IsMeasuredFourBitGroupSpec), the two-warpgroup
+// 64-token tile in four stages, row-windowed scales, splits of unequal
+// length; among the fifteen layers the planner tests run, only 6144 x 4096.
+bool PrescaledOnUnevenSplitsWin(const GemmTileConfig& tile, int64_t splits,
+                                const QuantSpec& spec,
+                                const LayerShape& shape) {
+  if (!IsMeasuredFourBitGroupSpec(spec) ||
+      spec.granularity != ScaleGranularity::kGroup || spec.group_size != 128 ||
+      spec.activation_type != DataType::kFp16 ||
+      spec.scale_type != DataType::kFp16) {
+    return false;
+  }
+  const bool two_warpgroup_64_token_tile =
+      tile.mma == GemmMma::kWgmma && tile.block_m == 64 &&
+      tile.block_n == 128 && tile.warps_n == 8 && tile.block_k == 128 &&
+      tile.stages == 4 && tile.warp_split_k == 1 && !tile.k_major_scales;
+  const SplitTiles blocks = TilesPerSplit(tile, splits, shape);
+  return two_warpgroup_64_token_tile && splits > 1 &&
+         blocks.fewest != blocks.most;
+}
+
 }  // namespace hummingd

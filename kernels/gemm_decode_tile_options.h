@@ -58,4 +58,11 @@ bool KMajorScalesOnLongSplitsWin(const GemmTileConfig& tile, int64_t splits,
 // gemm_decode_plan.cc.) Any client can launch it.
 bool PrescaledScalesWin(const GemmTileConfig& tile, const QuantSpec& spec);
 
+// Whether the 64-token two-warpgroup tile of fp16 uint4 in groups of 128
+// scales each operand pair when its split-K slices hold unequal k-tile
+// counts (planner v77, sweep fr: 6144 x 4096 in 5 splits of 6-7 k-tiles).
+// Any client can launch it.
+bool PrescaledOnUnevenSplitsWin(const GemmTileConfig& tile, int64_t splits,
+                                const QuantSpec& spec, const LayerShape& shape);
+
 }  // namespace hummingd

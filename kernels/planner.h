@@ -12,7 +12,7 @@
 namespace hummingd {
 
 // Bumped whenever planning logic changes what it emits; part of the plan key.
-inline constexpr int kPlannerVersion = 76;
+inline constexpr int kPlannerVersion = 77;
 
 // The dynamic shared memory a GEMM block may opt into on `gpu` (what the
 // planner fits tiles into): the target's own figure, else the arch's, less

@@ -104,11 +104,21 @@ TEST(GemmDecodePlanTest, HopperDecodeRangesAreWgmmaAndFillTheMachine) {
         const bool bf16_half_tile =
             request.spec.activation_type == DataType::kBf16 &&
             tile->block_n == 64;
-        EXPECT_EQ(tile->prescaled_scales,
-                  (expected_tokens[i] == 64 &&
-                   (request.spec.weight.bits == 8 || groups_of_32 ||
-                    (groups_of_64 && !bf16_half_tile))) ||
-                      (expected_tokens[i] == 32 && slices && groups_of_32))
+        // And fp16 4-bit groups of 128 on the two-warpgroup tile in splits
+        // of unequal length (planner v77).
+        const bool fp16_unequal_splits =
+            group && request.spec.group_size == 128 &&
+            request.spec.weight.bits == 4 &&
+            request.spec.activation_type == DataType::kFp16 &&
+            tile->block_n == 128 && tile->block_k == 128 && tile->stages == 4 &&
+            entry.launch.grid_z > 1 &&
+            (k / tile->block_k) % entry.launch.grid_z != 0;
+        EXPECT_EQ(
+            tile->prescaled_scales,
+            (expected_tokens[i] == 64 &&
+             (request.spec.weight.bits == 8 || groups_of_32 ||
+              (groups_of_64 && !bf16_half_tile) || fp16_unequal_splits)) ||
+                (expected_tokens[i] == 32 && slices && groups_of_32))
             << entry.config.text;
         // k-major scales exactly on the 256-row tiles (every spec here has
         // one scale per row and no zero points) but the sixteen-warp 8-bit
@@ -237,7 +247,8 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
       // 8 tokens: k-split warps over 32-row blocks (192, unsplit; planner
       // v19); 16 and 32 tokens: warpgroup k-slices over 96 64-row blocks,
       // unsplit (planner v60; before it 64-row blocks three per SM in 4
-      // splits, planner v46).
+      // splits, planner v46); 64 tokens pre-scaled in its 5 unequal splits
+      // (planner v77).
       {"weight=uint4,group=128,scale=fp16,act=fp16,out=fp16",
        6144,
        4096,
@@ -246,7 +257,7 @@ TEST(GemmDecodePlanTest, PlannerPicksTheMeasuredWinners) {
         "1",
         "tile=32x64x512,warps=1x16,stages=4,mma=wgmma,ksplit=4,blocks=1,early="
         "1",
-        "tile=64x128x128,warps=1x8,stages=4,mma=wgmma"},
+        "tile=64x128x128,warps=1x8,stages=4,mma=wgmma,scales=pre"},
        {1, 1, 1, 5}},
       // 224 128-row blocks need no split up to 32 tokens (256-column
       // k-tiles).
@@ -521,8 +532,11 @@ TEST(GemmDecodePlanTest, GroupsOf32And64TakeTheGroup128Rules) {
             // (planners v70 / v71; groups of 64 with bf16 activations not
             // on the one-warpgroup half tile): the same tile and split,
             // pre-scaled.
+            // (fp16 in groups of 128 is pre-scaled already on 6144 x 4096's
+            // unequal splits, planner v77.)
             EXPECT_EQ(absl::StrReplaceAll(
-                          c_text, {{"mma=wgmma", "mma=wgmma,scales=pre"}}),
+                          absl::StrReplaceAll(c_text, {{",scales=pre", ""}}),
+                          {{"mma=wgmma", "mma=wgmma,scales=pre"}}),
                       f.config.text);
             EXPECT_EQ(f.launch.grid_z, c.launch.grid_z);
           } else {

@@ -5,12 +5,14 @@
 // columns (planners v70-v72; not groups of 64 with bf16 activations on the
 // one-warpgroup half tile), and in groups of 32 with fp16 integer zero points
 // on the three-stage tile their plans take (planner v73) and its four-stage
-// half (v74); and through the
+// half (v74); fp16 groups of 128 on that tile in splits of unequal length
+// (v77); and through the
 // planner on the layers of issue 5, where the stub then names the pre-scaled
 // kernel.
 
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "absl/status/statusor.h"
@@ -193,6 +195,67 @@ TEST(GemmDecodePrescaledTest, PlannedAt64TokensWithThePrescaledStub) {
       EXPECT_NE(stub->source.find(prescaled), std::string::npos)
           << stub->source;
     }
+  }
+}
+
+// Planner v77 (sweep fr): fp16 uint4 in groups of 128 on the 64-token
+// two-warpgroup tile, pre-scaled where its splits hold unequal k-tile counts.
+TEST(GemmDecodePrescaledTest, Fp16GroupsOf128OnUnequalSplits) {
+  constexpr char kFp16Groups128[] =
+      "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16";
+  const LayerShape n6144_k4096{.n = 6144, .k = 4096};  // 32 k-tiles of 128
+  const GemmTileConfig tile = TileOf(kTwoWarpgroups);
+  const QuantSpec fp16 = SpecOf(kFp16Groups128);
+  // 5 splits of 6 or 7 k-tiles, as measured; 3 of 10 or 11 alike.
+  EXPECT_TRUE(PrescaledOnUnevenSplitsWin(tile, 5, fp16, n6144_k4096));
+  EXPECT_TRUE(PrescaledOnUnevenSplitsWin(tile, 3, fp16, n6144_k4096));
+  // Equal splits, and one split, keep deferred scales (sweeps fk and fr).
+  for (const int64_t splits : {1, 2, 4, 8}) {
+    EXPECT_FALSE(PrescaledOnUnevenSplitsWin(tile, splits, fp16, n6144_k4096))
+        << splits;
+  }
+  // Only fp16 scales and activations, uint4 in groups of 128 without zero
+  // points (bf16 tied in sweep fr; the others never ran this way here).
+  for (const char* spec :
+       {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16",
+        "weight=uint4,group=128,scale=fp16,act=bf16,out=bf16",
+        "weight=uint4,group=128,scale=fp16,zero=int,act=fp16,out=fp16",
+        "weight=uint4,group=64,scale=fp16,act=fp16,out=fp16",
+        "weight=int4,group=128,scale=fp16,act=fp16,out=fp16",
+        "weight=uint8,group=128,scale=fp16,act=fp16,out=fp16",
+        "weight=uint4,group=128,scale=fp32,act=fp16,out=fp16"}) {
+    EXPECT_FALSE(PrescaledOnUnevenSplitsWin(tile, 5, SpecOf(spec), n6144_k4096))
+        << spec;
+  }
+  // Only the measured tile: not three stages, the half tile, 64-column
+  // k-tiles, or k-major scales.
+  for (const char* other :
+       {"tile=64x128x128,warps=1x8,stages=3,mma=wgmma", kOneWarpgroup,
+        "tile=64x128x64,warps=1x8,stages=4,mma=wgmma",
+        "tile=64x128x128,warps=1x8,stages=4,mma=wgmma,layout=kmajor"}) {
+    EXPECT_FALSE(
+        PrescaledOnUnevenSplitsWin(TileOf(other), 5, fp16, n6144_k4096))
+        << other;
+  }
+  // Through the planner: 6144 x 4096 at 33-64 tokens with fp16 is the one
+  // layer of issue 5 planned so; bf16 and the evenly split layers are not.
+  for (const auto& [spec, n, k, prescaled] :
+       {std::tuple<const char*, int64_t, int64_t, bool>{kFp16Groups128, 6144,
+                                                        4096, true},
+        {"weight=uint4,group=128,scale=bf16,act=bf16,out=bf16", 6144, 4096,
+         false},
+        {kFp16Groups128, 8192, 8192, false},
+        {kFp16Groups128, 4096, 14336, false}}) {
+    SCOPED_TRACE(::testing::Message() << spec << " N=" << n << " K=" << k);
+    absl::StatusOr<Plan> plan = PlanKernels(H200GemmRequest(spec, n, k));
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    const PlanEntry at_64 = DecodeRangeEntry(*plan, 3);
+    absl::StatusOr<GemmTileConfig> planned =
+        ParseGemmTileText(at_64.config.text);
+    ASSERT_TRUE(planned.ok()) << planned.status();
+    EXPECT_EQ(at_64.config.text.rfind(std::string(kTwoWarpgroups), 0), 0u)
+        << at_64.config.text;
+    EXPECT_EQ(planned->prescaled_scales, prescaled) << at_64.config.text;
   }
 }
 

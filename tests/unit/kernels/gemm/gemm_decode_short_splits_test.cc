@@ -99,11 +99,12 @@ TEST(GemmDecodeShortSplitsTest, PlannedWhereMeasured) {
   // and 8-bit weights with bf16 activations (unmeasured) keep the 128-row
   // tile, and 256-column k-tiles keep theirs (8192 x 4096 at 32 tokens: 4
   // splits of 4, asked for a client before k-split tiles: later ones take
-  // warpgroup k-slices there since planner v62).
+  // warpgroup k-slices there since planner v62); 6144 x 4096's unequal
+  // splits pre-scaled since planner v77.
   EXPECT_EQ(Planned(kFp16, 6144, 4096, 3),
-            std::make_pair(
-                std::string("tile=64x128x128,warps=1x8,stages=4,mma=wgmma"),
-                int64_t{5}));
+            std::make_pair(std::string("tile=64x128x128,warps=1x8,stages=4,"
+                                       "mma=wgmma,scales=pre"),
+                           int64_t{5}));
   EXPECT_EQ(Planned(kFp16, 4096, 14336, 3),
             std::make_pair(
                 std::string("tile=64x128x128,warps=1x8,stages=4,mma=wgmma"),
