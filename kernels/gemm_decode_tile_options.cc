@@ -378,9 +378,10 @@ bool PrescaledOnUnevenSplitsWin(const GemmTileConfig& tile, int64_t splits,
       tile.mma == GemmMma::kWgmma && tile.block_m == 64 &&
       tile.block_n == 128 && tile.warps_n == 8 && tile.block_k == 128 &&
       tile.stages == 4 && tile.warp_split_k == 1 && !tile.k_major_scales;
+  // One split (or none) has no unequal splits; checked before dividing.
+  if (!two_warpgroup_64_token_tile || splits <= 1) return false;
   const SplitTiles blocks = TilesPerSplit(tile, splits, shape);
-  return two_warpgroup_64_token_tile && splits > 1 &&
-         blocks.fewest != blocks.most;
+  return blocks.fewest != blocks.most;
 }
 
 }  // namespace hummingd

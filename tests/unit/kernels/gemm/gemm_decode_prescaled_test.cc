@@ -210,7 +210,7 @@ TEST(GemmDecodePrescaledTest, Fp16GroupsOf128OnUnequalSplits) {
   EXPECT_TRUE(PrescaledOnUnevenSplitsWin(tile, 5, fp16, n6144_k4096));
   EXPECT_TRUE(PrescaledOnUnevenSplitsWin(tile, 3, fp16, n6144_k4096));
   // Equal splits, and one split, keep deferred scales (sweeps fk and fr).
-  for (const int64_t splits : {1, 2, 4, 8}) {
+  for (const int64_t splits : {0, 1, 2, 4, 8}) {
     EXPECT_FALSE(PrescaledOnUnevenSplitsWin(tile, splits, fp16, n6144_k4096))
         << splits;
   }
