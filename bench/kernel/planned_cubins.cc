@@ -7,6 +7,7 @@
 //
 //   hummingd_planned_cubins --out DIR [--arch sm_90a] [--sms 132]
 //       [--specs 'a;b'] [--shapes NxK,...]
+//   hummingd_planned_cubins --list [--specs ...] [--shapes ...]
 //
 // DIR/<i>.cubin, one per distinct (spec, layer, tile), and DIR/index.tsv:
 // i, spec, NxK, tile text, cubin bytes.
@@ -16,6 +17,11 @@
 // and compiled, and a line per tile says its registers and stack bytes, so
 // that a sweep's candidates are known to build before the device call. A
 // tile that fails is reported with its file line; the exit status is then 1.
+//
+// With --list, nothing is compiled and no folder is needed: one line per
+// plan entry (spec, NxK, M range, config text, grid, dynamic shared bytes)
+// on stdout, so that two builds' plans diff line by line (a planner change
+// names how many plan lines it moves; bench/README.md).
 
 #include <cstdio>
 #include <filesystem>
@@ -49,6 +55,8 @@ ABSL_FLAG(std::string, specs, hummingd::bench::DecodeSpecsText(),
           "';'-separated specs (text form)");
 ABSL_FLAG(std::string, shapes, hummingd::bench::DecodeLayersText(),
           "comma-separated NxK");
+ABSL_FLAG(bool, list, false,
+          "print every plan entry instead of compiling (no --out needed)");
 ABSL_FLAG(std::string, sweep, "",
           "a tile sweep file (SPEC|NxK|MS|OVERRIDE lines): compile its "
           "override tiles instead of the planned kernels");
@@ -171,7 +179,45 @@ int CompileSweep(const std::filesystem::path& out, const GpuTarget& gpu,
   return failed == 0 ? 0 : 1;
 }
 
+// --list: the plans' entries, one tab-separated line each.
+int ListPlans(const GpuTarget& gpu, const std::vector<LayerShape>& shapes) {
+  for (absl::string_view spec_text :
+       absl::StrSplit(absl::GetFlag(FLAGS_specs), ';', absl::SkipEmpty())) {
+    absl::StatusOr<QuantSpec> spec = ParseSpecText(std::string(spec_text));
+    if (!spec.ok()) return Fail(std::string(spec_text), spec.status());
+    for (const LayerShape& shape : shapes) {
+      const std::string layer = absl::StrCat(shape.n, "x", shape.k);
+      absl::StatusOr<Plan> plan = PlanKernels(GemmRequest(*spec, shape, gpu));
+      if (!plan.ok()) return Fail(layer, plan.status());
+      for (const PlanEntry& entry : plan->entries) {
+        const LaunchParams& launch = entry.launch;
+        std::printf(
+            "%s\t%s\t%lld-%lld\t%s\tgrid=%lldx%lldx%lld/%lld\tsmem=%d\n",
+            std::string(spec_text).c_str(), layer.c_str(),
+            static_cast<long long>(entry.m_min),
+            static_cast<long long>(entry.m_max), entry.config.text.c_str(),
+            static_cast<long long>(launch.grid_x),
+            static_cast<long long>(launch.grid_y),
+            static_cast<long long>(launch.grid_z),
+            static_cast<long long>(launch.m_per_block_x),
+            launch.dynamic_shared_memory);
+      }
+    }
+  }
+  return std::fflush(stdout) == 0 ? 0 : 1;
+}
+
 int Run() {
+  absl::StatusOr<GpuTarget> gpu = ParseGpuArch(absl::GetFlag(FLAGS_arch));
+  if (!gpu.ok()) return Fail("--arch", gpu.status());
+  gpu->sm_count = absl::GetFlag(FLAGS_sms);
+  gpu->max_shared_memory_per_block_optin = absl::GetFlag(FLAGS_smem_optin);
+  if (absl::GetFlag(FLAGS_list)) {
+    absl::StatusOr<std::vector<LayerShape>> shapes =
+        bench::ParseShapeList(absl::GetFlag(FLAGS_shapes));
+    if (!shapes.ok()) return Fail("--shapes", shapes.status());
+    return ListPlans(*gpu, *shapes);
+  }
   const std::filesystem::path out = absl::GetFlag(FLAGS_out);
   if (out.empty()) {
     return Fail("--out", absl::InvalidArgumentError("a folder is required"));
@@ -181,10 +227,6 @@ int Run() {
   if (error) {
     return Fail(out.string(), absl::InternalError(error.message()));
   }
-  absl::StatusOr<GpuTarget> gpu = ParseGpuArch(absl::GetFlag(FLAGS_arch));
-  if (!gpu.ok()) return Fail("--arch", gpu.status());
-  gpu->sm_count = absl::GetFlag(FLAGS_sms);
-  gpu->max_shared_memory_per_block_optin = absl::GetFlag(FLAGS_smem_optin);
   if (!absl::GetFlag(FLAGS_sweep).empty()) {
     return CompileSweep(out, *gpu, absl::GetFlag(FLAGS_sweep));
   }
