@@ -38,7 +38,7 @@ run_ab() {  # name, least seconds it needs left (0: always runs)
   OUT="$work/$name" LINE_TIMEOUT_S=${LINE_TIMEOUT_S:-90} timeout "$limit" \
     bash "$here/ab_sweep.sh" "$carry" "$ab_file" > "$work/$name.log" 2>&1
   log "$name: exit $? at $((SECONDS - start)) s"
-  tail -n 4 "$work/$name/ab.txt" 2>/dev/null | head -n 1 | tee -a "$out/summary.txt"
+  grep -m 1 '^new / old over' "$work/$name/ab.txt" 2>/dev/null | tee -a "$out/summary.txt"
 }
 run_ab ab1 0
 if [[ -n "$tile_file" ]]; then

@@ -26,6 +26,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -179,17 +180,40 @@ int CompileSweep(const std::filesystem::path& out, const GpuTarget& gpu,
   return failed == 0 ? 0 : 1;
 }
 
-// --list: the plans' entries, one tab-separated line each.
-int ListPlans(const GpuTarget& gpu, const std::vector<LayerShape>& shapes) {
+// Calls visit(spec text, "NxK", request, entry) for every entry of every
+// plan of --specs on `shapes`, in order; stops at the first nonzero return
+// and returns it (1 after naming a spec or layer the planner refused).
+using PlanEntryVisitor =
+    std::function<int(absl::string_view spec_text, const std::string& layer,
+                      const KernelRequest& request, const PlanEntry& entry)>;
+int ForEachPlanEntry(const GpuTarget& gpu,
+                     const std::vector<LayerShape>& shapes,
+                     const PlanEntryVisitor& visit) {
   for (absl::string_view spec_text :
        absl::StrSplit(absl::GetFlag(FLAGS_specs), ';', absl::SkipEmpty())) {
     absl::StatusOr<QuantSpec> spec = ParseSpecText(std::string(spec_text));
     if (!spec.ok()) return Fail(std::string(spec_text), spec.status());
     for (const LayerShape& shape : shapes) {
+      const KernelRequest request = GemmRequest(*spec, shape, gpu);
       const std::string layer = absl::StrCat(shape.n, "x", shape.k);
-      absl::StatusOr<Plan> plan = PlanKernels(GemmRequest(*spec, shape, gpu));
+      absl::StatusOr<Plan> plan = PlanKernels(request);
       if (!plan.ok()) return Fail(layer, plan.status());
       for (const PlanEntry& entry : plan->entries) {
+        if (const int rc = visit(spec_text, layer, request, entry); rc != 0) {
+          return rc;
+        }
+      }
+    }
+  }
+  return 0;
+}
+
+// --list: the plans' entries, one tab-separated line each.
+int ListPlans(const GpuTarget& gpu, const std::vector<LayerShape>& shapes) {
+  const int rc = ForEachPlanEntry(
+      gpu, shapes,
+      [](absl::string_view spec_text, const std::string& layer,
+         const KernelRequest&, const PlanEntry& entry) {
         const LaunchParams& launch = entry.launch;
         std::printf(
             "%s\t%s\t%lld-%lld\t%s\tgrid=%lldx%lldx%lld/%lld\tsmem=%d\n",
@@ -201,10 +225,41 @@ int ListPlans(const GpuTarget& gpu, const std::vector<LayerShape>& shapes) {
             static_cast<long long>(launch.grid_z),
             static_cast<long long>(launch.m_per_block_x),
             launch.dynamic_shared_memory);
-      }
-    }
-  }
+        return 0;
+      });
+  if (rc != 0) return rc;
   return std::fflush(stdout) == 0 ? 0 : 1;
+}
+
+// The planned kernels into `out`: one cubin per distinct (spec, layer,
+// tile), with index.tsv.
+int CompilePlanned(const std::filesystem::path& out, const GpuTarget& gpu,
+                   const std::vector<LayerShape>& shapes) {
+  std::ofstream index(out / "index.tsv");
+  std::set<std::string> seen;
+  int count = 0;
+  const int rc = ForEachPlanEntry(
+      gpu, shapes,
+      [&](absl::string_view spec_text, const std::string& layer,
+          const KernelRequest& request, const PlanEntry& entry) {
+        const std::string key =
+            absl::StrCat(spec_text, "\t", layer, "\t", entry.config.text);
+        if (!seen.insert(key).second) return 0;
+        absl::StatusOr<KernelSource> source =
+            GenerateStub(request, entry.config);
+        if (!source.ok()) return Fail(key, source.status());
+        absl::StatusOr<CompiledKernel> kernel = CompileKernel(*source, gpu);
+        if (!kernel.ok()) return Fail(key, kernel.status());
+        Record(out, *kernel, key, count, index);
+        std::printf("%d\t%s\n", count, key.c_str());
+        ++count;
+        return 0;
+      });
+  if (rc != 0) return rc;
+  if (FinishIndex(out, index) != 0) return 1;
+  std::fprintf(stderr, "planned_cubins: %d kernels into %s\n", count,
+               out.c_str());
+  return 0;
 }
 
 int Run() {
@@ -212,12 +267,17 @@ int Run() {
   if (!gpu.ok()) return Fail("--arch", gpu.status());
   gpu->sm_count = absl::GetFlag(FLAGS_sms);
   gpu->max_shared_memory_per_block_optin = absl::GetFlag(FLAGS_smem_optin);
-  if (absl::GetFlag(FLAGS_list)) {
-    absl::StatusOr<std::vector<LayerShape>> shapes =
-        bench::ParseShapeList(absl::GetFlag(FLAGS_shapes));
-    if (!shapes.ok()) return Fail("--shapes", shapes.status());
-    return ListPlans(*gpu, *shapes);
+  const bool list = absl::GetFlag(FLAGS_list);
+  const std::string sweep = absl::GetFlag(FLAGS_sweep);
+  if (list && !sweep.empty()) {
+    return Fail("--list", absl::InvalidArgumentError(
+                              "lists plans; --sweep compiles a sweep's "
+                              "tiles: give one of them"));
   }
+  absl::StatusOr<std::vector<LayerShape>> shapes =
+      bench::ParseShapeList(absl::GetFlag(FLAGS_shapes));
+  if (!shapes.ok()) return Fail("--shapes", shapes.status());
+  if (list) return ListPlans(*gpu, *shapes);
   const std::filesystem::path out = absl::GetFlag(FLAGS_out);
   if (out.empty()) {
     return Fail("--out", absl::InvalidArgumentError("a folder is required"));
@@ -227,44 +287,8 @@ int Run() {
   if (error) {
     return Fail(out.string(), absl::InternalError(error.message()));
   }
-  if (!absl::GetFlag(FLAGS_sweep).empty()) {
-    return CompileSweep(out, *gpu, absl::GetFlag(FLAGS_sweep));
-  }
-  absl::StatusOr<std::vector<LayerShape>> shapes =
-      bench::ParseShapeList(absl::GetFlag(FLAGS_shapes));
-  if (!shapes.ok()) return Fail("--shapes", shapes.status());
-
-  std::ofstream index(out / "index.tsv");
-  std::set<std::string> seen;
-  int count = 0;
-  for (absl::string_view spec_text :
-       absl::StrSplit(absl::GetFlag(FLAGS_specs), ';', absl::SkipEmpty())) {
-    absl::StatusOr<QuantSpec> spec = ParseSpecText(std::string(spec_text));
-    if (!spec.ok()) return Fail(std::string(spec_text), spec.status());
-    for (const LayerShape& shape : *shapes) {
-      const KernelRequest request = GemmRequest(*spec, shape, *gpu);
-      const std::string layer = absl::StrCat(shape.n, "x", shape.k);
-      absl::StatusOr<Plan> plan = PlanKernels(request);
-      if (!plan.ok()) return Fail(layer, plan.status());
-      for (const PlanEntry& entry : plan->entries) {
-        const std::string key =
-            absl::StrCat(spec_text, "\t", layer, "\t", entry.config.text);
-        if (!seen.insert(key).second) continue;
-        absl::StatusOr<KernelSource> source =
-            GenerateStub(request, entry.config);
-        if (!source.ok()) return Fail(key, source.status());
-        absl::StatusOr<CompiledKernel> kernel = CompileKernel(*source, *gpu);
-        if (!kernel.ok()) return Fail(key, kernel.status());
-        Record(out, *kernel, key, count, index);
-        std::printf("%d\t%s\n", count, key.c_str());
-        ++count;
-      }
-    }
-  }
-  if (FinishIndex(out, index) != 0) return 1;
-  std::fprintf(stderr, "planned_cubins: %d kernels into %s\n", count,
-               out.c_str());
-  return 0;
+  if (!sweep.empty()) return CompileSweep(out, *gpu, sweep);
+  return CompilePlanned(out, *gpu, *shapes);
 }
 
 }  // namespace
