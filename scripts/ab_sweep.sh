@@ -44,5 +44,7 @@ python3 "$here/ab_sweep_rows.py" "$work/new/sweep.json" "$work/old/sweep.json" \
 grep -E '^(line|phases) ' "$work/new.txt" | sed 's/^/new: /' >> "$out/ab.txt"
 grep -E '^(line|phases) ' "$work/old.txt" | sed 's/^/old: /' >> "$out/ab.txt"
 echo "new build: $(cat "$carry/COMMIT" 2>/dev/null || echo ?) (exit $new_rc); old: $(cat "$carry/old/COMMIT" 2>/dev/null || echo ?) (exit $old_rc)" >> "$out/ab.txt"
+# Times of two GPUs never compare (bench/README.md, "Which GPU").
+echo "gpu: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 || true)" >> "$out/ab.txt"
 cat "$out/ab.txt"
 [[ $new_rc -eq 0 && $old_rc -eq 0 ]]

@@ -11,11 +11,19 @@
 # Results under $OUT (or ./decode-round-out), few files on purpose (the
 # device tool returns only about eight per call): summary.txt (what this
 # script prints), bench/gemm_bench.{md,json}, groups/gemm_bench.{md,json},
-# and logs.tar.gz with everything else (the suite's JSON and log, the daemon
+# bench-old/gemm_bench.json (below), and logs.tar.gz with everything else (the suite's JSON and log, the daemon
 # round, cuBLAS times). SHAPES, MS and SPECS override the decode table's
 # cases; GROUP_SPECS / GROUP_SHAPES the group table's (GROUP_SPECS=none
 # skips it); extra arguments go to hummingd_gemm_bench (e.g. --override,
 # see bench/README.md).
+#
+# With an old build's bench in the carry (pack with OLD_BENCH=, as for
+# scripts/ab_sweep.sh) it times the same decode cases on that build too,
+# right after the new one on the same GPU, into bench-old/gemm_bench.json,
+# and prints scripts/decode_table_compare.py's verdict of old against new:
+# the baseline issue 5's M > 64 gate needs on a GPU that no committed table
+# ran on (the device tool lends H100s and H200s; tables of two GPUs do not
+# compare). OLD_TABLE=0 skips it.
 #
 #   scripts/decode_round.sh [CARRY] [extra hummingd_gemm_bench flags]
 set -uo pipefail
@@ -49,6 +57,28 @@ grep "cases," "$out/bench.txt"
 grep '^| `' "$out/bench/gemm_bench.md" 2>/dev/null |
   awk -F'|' '{print $2, $3, $4, $5, $7, $9}'
 
+old_rc=0
+compare_rc=0
+if [[ -x "$carry/old/bin/hummingd_gemm_bench" && "${OLD_TABLE:-1}" != 0 ]]; then
+  carry_dir=$(cd "$carry" && pwd)
+  gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+  mkdir -p "$out/bench-old"
+  LD_LIBRARY_PATH="$carry_dir/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+    "$carry_dir/old/bin/hummingd_gemm_bench" --specs "$SPECS" --shapes "$SHAPES" \
+    --ms "$MS" --cublas_json "$out/bench/cublas.txt" \
+    --json "$out/bench-old/gemm_bench.json" "$@" > "$out/bench-old.txt" 2>&1
+  old_rc=$?
+  echo "== the old build's decode table ($(cat "$carry_dir/old/COMMIT" 2>/dev/null), exit $old_rc)"
+  grep "cases," "$out/bench-old.txt"
+  echo "== old against new (scripts/decode_table_compare.py, the old rows on ${gpu_name:-this GPU})"
+  old_gpu_flags=()
+  [[ -n "$gpu_name" ]] && old_gpu_flags=(--old-gpu "$gpu_name")
+  python3 "$here/decode_table_compare.py" "${old_gpu_flags[@]}" \
+    "$out/bench-old/gemm_bench.json" "$out/bench/gemm_bench.json"
+  compare_rc=$?
+  echo "== decode_table_compare exit $compare_rc"
+fi
+
 group_specs=${GROUP_SPECS:-"weight=uint4,group=32,scale=fp16,act=fp16,out=fp16;weight=uint4,group=64,scale=fp16,act=fp16,out=fp16;weight=uint4,group=channel,scale=fp16,act=fp16,out=fp16;weight=uint4,group=128,scale=fp16,zero=int,act=fp16,out=fp16"}
 groups_rc=0
 if [[ "$group_specs" != none ]]; then
@@ -66,7 +96,7 @@ fi
 
 # Everything but the tables and the summary travels as one archive.
 logs=()
-for path in round round.txt bench.txt groups.txt bench/cublas.txt bench/gpu.txt; do
+for path in round round.txt bench.txt bench-old.txt groups.txt bench/cublas.txt bench/gpu.txt; do
   [[ -e "$out/$path" ]] && logs+=("$path")
 done
 if [[ ${#logs[@]} -gt 0 ]]; then
@@ -79,4 +109,6 @@ exec 1>&- 2>&-
 wait "$tee_pid"
 if [[ $round_rc -ne 0 ]]; then exit "$round_rc"; fi
 if [[ $bench_rc -ne 0 ]]; then exit "$bench_rc"; fi
-exit "$groups_rc"
+if [[ $old_rc -ne 0 ]]; then exit "$old_rc"; fi
+if [[ $groups_rc -ne 0 ]]; then exit "$groups_rc"; fi
+exit "$compare_rc"

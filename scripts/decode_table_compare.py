@@ -31,12 +31,21 @@ every tile family's within 1.000; bench/decode-notes.md v83), so a per-row
   - any other row runs at most --max-spread (default 1.12) times its old
     time: beyond one run's spread.
 
+Both tables must come from one GPU: times of an H100 and an H200 differ by
+their memory bandwidth, not by the code. A row names its GPU (the bench's
+"gpu" key); a table written before the bench named it ran on the device
+tool's H200, unless --old-gpu / --new-gpu name another (an old build's bench
+run beside the new one on another GPU, scripts/decode_round.sh). Targets:
+the old times are judged against the new table's targets (the same cases on
+the same GPU; an old bench may have used other ceilings).
+
 Exit status 1 when a gate trips, when the new table has a numerics failure,
-or when the tables do not hold the same cases; 2 on unreadable input.
+or when the tables do not hold the same cases; 2 on unreadable input or
+tables of different GPUs.
 
   scripts/decode_table_compare.py OLD.json NEW.json [--max-slowdown 1.03]
       [--max-median-slowdown 1.02] [--max-group-median-slowdown 1.03]
-      [--max-spread 1.12]
+      [--max-spread 1.12] [--old-gpu NAME] [--new-gpu NAME]
 """
 
 import argparse
@@ -45,6 +54,9 @@ import statistics
 import sys
 
 DECODE_MAX_M = 64
+# Every table committed before the bench named its GPU ran on the device
+# tool's H200 (bench/results/, sessions up to 55).
+UNNAMED_GPU = "NVIDIA H200"
 # Contiguous, so that every M of a table (sweeps time 9, 15, 33, 57 ...) falls
 # in one group.
 M_GROUPS = (("M <= 8", lambda m: m <= 8), ("M = 9-32", lambda m: 8 < m <= 32),
@@ -64,13 +76,17 @@ def short_case(row):
     return f"{weight} {act} {row['n']}x{row['k']} M = {row['m']}"
 
 
-def load_rows(path):
+def load_rows(path, unnamed_gpu=UNNAMED_GPU):
+    """{case: row} of a table, and the GPU its rows ran on (rows that name
+    none ran on unnamed_gpu). ValueError for a table of several GPUs."""
     with open(path, encoding="utf-8") as f:
         rows = json.load(f)
     if not isinstance(rows, list):
         raise ValueError(f"{path}: not a JSON array of rows")
     table = {}
+    gpus = set()
     for row in rows:
+        gpus.add(row.get("gpu") or unnamed_gpu)
         key = case_key(row)
         us = row.get("us")
         # The bench writes null for a time that is not finite.
@@ -86,7 +102,9 @@ def load_rows(path):
         if key in table:
             raise ValueError(f"{path}: case {short_case(row)} appears twice")
         table[key] = row
-    return table
+    if len(gpus) > 1:
+        raise ValueError(f"{path}: rows of several GPUs ({', '.join(sorted(gpus))})")
+    return table, (gpus.pop() if gpus else unnamed_gpu)
 
 
 def ratio_line(ratios):
@@ -119,12 +137,16 @@ def compare(old, new, max_slowdown, max_median_slowdown=1.02, max_spread=1.12,
 
     decode = [key for key in common if key[3] <= DECODE_MAX_M]
     with_target = [key for key in decode if new[key].get("target_us") is not None]
-    met_new = sum(1 for key in with_target if new[key].get("meets"))
-    met_old = sum(1 for key in with_target if old[key].get("meets"))
+
+    def meets(table, key):
+        return table[key]["us"] <= new[key]["target_us"]
+
+    met_new = sum(1 for key in with_target if meets(new, key))
+    met_old = sum(1 for key in with_target if meets(old, key))
     lines.append(f"targets met at M <= {DECODE_MAX_M}: {met_new} of {len(with_target)} "
-                 f"(old: {met_old})")
+                 f"(old times against the same targets: {met_old})")
     for key in with_target:
-        was, now = bool(old[key].get("meets")), bool(new[key].get("meets"))
+        was, now = meets(old, key), meets(new, key)
         if was != now:
             lines.append(f"  {'met' if now else 'lost'}: {short_case(new[key])}: "
                          f"{old[key]['us']:.2f} -> {new[key]['us']:.2f} us, "
@@ -208,12 +230,24 @@ def main(argv):
     parser.add_argument("--max-median-slowdown", type=float, default=1.02)
     parser.add_argument("--max-group-median-slowdown", type=float, default=1.03)
     parser.add_argument("--max-spread", type=float, default=1.12)
+    parser.add_argument("--old-gpu", default=UNNAMED_GPU,
+                        help="the GPU of OLD's rows that name none")
+    parser.add_argument("--new-gpu", default=UNNAMED_GPU,
+                        help="the GPU of NEW's rows that name none")
     args = parser.parse_args(argv)
     try:
-        old, new = load_rows(args.old), load_rows(args.new)
+        old, old_gpu = load_rows(args.old, args.old_gpu)
+        new, new_gpu = load_rows(args.new, args.new_gpu)
     except (OSError, ValueError, KeyError, TypeError) as error:
         print(f"decode_table_compare: {error}", file=sys.stderr)
         return 2
+    if old_gpu != new_gpu:
+        print(f"decode_table_compare: the old table ran on {old_gpu}, the new one on "
+              f"{new_gpu}: times of two GPUs do not compare; time the old build on "
+              f"the new table's GPU (scripts/decode_round.sh with OLD_BENCH)",
+              file=sys.stderr)
+        return 2
+    print(f"GPU: {new_gpu}")
     lines, gates_hold = compare(old, new, args.max_slowdown,
                                 args.max_median_slowdown, args.max_spread,
                                 args.max_group_median_slowdown)

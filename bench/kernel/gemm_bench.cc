@@ -23,6 +23,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,7 @@
 #include "bench/kernel/decode_cases.h"
 #include "bench/kernel/gemm_bench_check.h"
 #include "bench/kernel/gemm_bench_report.h"
+#include "bench/kernel/gpu_ceilings.h"
 #include "bench/kernel/plan_override.h"
 #include "hummingd/gpu/cuda_driver.h"
 #include "hummingd/gpu/quantized_linear.h"
@@ -49,9 +51,17 @@ ABSL_FLAG(std::string, shapes, hummingd::bench::DecodeLayersText(),
 ABSL_FLAG(std::string, ms, "1,2,4,8,16,32,64,256,1024,4096,8192",
           "token counts");
 ABSL_FLAG(int, replays, 10, "graph replays (median taken)");
-ABSL_FLAG(double, l2_bytes, 60e6, "L2 size the copies must exceed 3x");
-ABSL_FLAG(double, copy_tbps, 4.18, "measured device-to-device copy TB/s");
-ABSL_FLAG(double, tensor_tflops, 800.0, "measured dense fp16 TFLOP/s");
+ABSL_FLAG(double, l2_bytes, 0,
+          "L2 size the copies must exceed 3x (0: KERNELS.md's 60 MB, or the "
+          "device's L2 where larger)");
+ABSL_FLAG(
+    double, copy_tbps, 0,
+    "the roofline's device-to-device copy TB/s (0: the GPU's committed "
+    "ceiling, else this run's measured copy; bench/kernel/gpu_ceilings.h)");
+ABSL_FLAG(double, tensor_tflops, 0,
+          "the roofline's dense fp16 TFLOP/s (0: the GPU's committed ceiling, "
+          "else the --cublas_json file's measured rate, else that of a "
+          "committed GPU of the same compute capability)");
 ABSL_FLAG(std::string, cache_dir, "/tmp/hummingd-gemm-bench-cache",
           "embedded kernel cache");
 ABSL_FLAG(std::string, cublas_json, "",
@@ -118,21 +128,31 @@ void Free(const gpu::CudaDriverApi& api, CUdeviceptr pointer) {
   if (pointer != 0) api.cuMemFree(pointer);
 }
 
-// cuBLAS reference: "N K M dtype" -> microseconds.
-std::map<std::string, double> LoadCublas(const std::string& path) {
+// What cublas_reference.py measured: "N K M dtype" -> microseconds, and the
+// dense fp16 tensor rate from its "# tensor_tflops X" line.
+struct CublasReference {
   std::map<std::string, double> times;
-  if (path.empty()) return times;
+  std::optional<double> tensor_tflops;
+};
+
+CublasReference LoadCublas(const std::string& path) {
+  CublasReference reference;
+  if (path.empty()) return reference;
   std::ifstream file(path);
   std::string line;
   while (std::getline(file, line)) {
-    std::vector<std::string> fields = absl::StrSplit(line, ' ');
-    double us = 0;
-    if (fields.size() == 5 && absl::SimpleAtod(fields[4], &us)) {
-      times[absl::StrCat(fields[0], " ", fields[1], " ", fields[2], " ",
-                         fields[3])] = us;
+    std::vector<std::string> fields =
+        absl::StrSplit(line, ' ', absl::SkipEmpty());
+    double value = 0;
+    if (fields.size() >= 3 && fields[0] == "#" &&
+        fields[1] == "tensor_tflops" && absl::SimpleAtod(fields[2], &value)) {
+      reference.tensor_tflops = value;
+    } else if (fields.size() == 5 && absl::SimpleAtod(fields[4], &value)) {
+      reference.times[absl::StrCat(fields[0], " ", fields[1], " ", fields[2],
+                                   " ", fields[3])] = value;
     }
   }
-  return times;
+  return reference;
 }
 
 // What stays fixed over a run: the device, the stream and its timing events.
@@ -190,6 +210,39 @@ double TimeForward(
   return per_launch_us[per_launch_us.size() / 2];
 }
 
+// KERNELS.md's copy ceiling, measured: a 1 GiB device-to-device copy of
+// non-zero bytes, counting bytes read plus bytes written, the median of 10
+// event-timed copies after one warm-up.
+double MeasureCopyTbps(const Device& device) {
+  const gpu::CudaDriverApi& api = *device.api;
+  constexpr size_t kBytes = size_t{1} << 30;
+  const CUdeviceptr from = Allocate(api, kBytes);
+  const CUdeviceptr to = Allocate(api, kBytes);
+  BENCH_CHECK(gpu::CudaCheck(api.cuMemsetD8(from, 0xA5, kBytes), "fill"));
+  BENCH_CHECK(gpu::CudaCheck(api.cuCtxSynchronize(), "fill sync"));
+  BENCH_CHECK(gpu::CudaCheck(
+      api.cuMemcpyDtoDAsync(to, from, kBytes, device.stream), "warm copy"));
+  std::vector<double> seconds;
+  for (int r = 0; r < 10; ++r) {
+    BENCH_CHECK(
+        gpu::CudaCheck(api.cuEventRecord(device.start, device.stream), "ev"));
+    BENCH_CHECK(gpu::CudaCheck(
+        api.cuMemcpyDtoDAsync(to, from, kBytes, device.stream), "copy"));
+    BENCH_CHECK(
+        gpu::CudaCheck(api.cuEventRecord(device.stop, device.stream), "ev"));
+    BENCH_CHECK(gpu::CudaCheck(api.cuEventSynchronize(device.stop), "sync"));
+    float ms_elapsed = 0;
+    BENCH_CHECK(gpu::CudaCheck(
+        api.cuEventElapsedTime(&ms_elapsed, device.start, device.stop),
+        "elapsed"));
+    seconds.push_back(ms_elapsed * 1e-3);
+  }
+  Free(api, from);
+  Free(api, to);
+  std::sort(seconds.begin(), seconds.end());
+  return 2.0 * kBytes / seconds[seconds.size() / 2] / 1e12;
+}
+
 // One Forward of `layer` into a NaN-poisoned `y` (so an element the kernel
 // never writes cannot pass), the sampled rows copied back and judged.
 bench::NumericsResult CheckForward(const Device& device,
@@ -224,7 +277,10 @@ struct RunOptions {
   std::vector<bench::PlanOverride> overrides;
   std::string wgmma_copy;  // "", "bulk" or "cp_async"
   std::vector<int64_t> ms;
-  std::map<std::string, double> cublas;
+  std::map<std::string, double> cublas;  // CublasReference::times
+  double l2_bytes = 0;
+  std::string gpu_name;
+  bench::GpuCeilings ceilings;
 };
 
 // Every M of one (spec, N×K): appends a row per M to `rows`.
@@ -299,9 +355,7 @@ void RunLayer(const Device& device, client::KernelClient& kernel_client,
   checkpoint.bias = Upload(api, bias_bits.data(), bias_bits.size() * 2);
   const double weight_bytes = static_cast<double>(layout.weight_words) * 4.0;
   const int copies = std::max<int>(
-      2, static_cast<int>(
-             std::ceil(3 * absl::GetFlag(FLAGS_l2_bytes) / weight_bytes)) +
-             1);
+      2, static_cast<int>(std::ceil(3 * options.l2_bytes / weight_bytes)) + 1);
   std::vector<std::unique_ptr<gpu::QuantizedLinear>> layers;
   for (int c = 0; c < copies; ++c) {
     layers.push_back(Unwrap(
@@ -332,10 +386,12 @@ void RunLayer(const Device& device, client::KernelClient& kernel_client,
                          static_cast<double>(inputs.scales.size()) +
                          static_cast<double>(inputs.zero_points.size()) +
                          2.0 * m * shape.k + 2.0 * m * shape.n;
-    row.roofline_us =
-        std::max(bytes / (absl::GetFlag(FLAGS_copy_tbps) * 1e12) * 1e6,
-                 2.0 * m * shape.n * shape.k /
-                     (absl::GetFlag(FLAGS_tensor_tflops) * 1e12) * 1e6);
+    row.gpu = options.gpu_name;
+    row.copy_tbps = options.ceilings.copy_tbps.value;
+    row.tensor_tflops = options.ceilings.tensor_tflops.value;
+    row.roofline_us = std::max(
+        bytes / (row.copy_tbps * 1e12) * 1e6,
+        2.0 * m * shape.n * shape.k / (row.tensor_tflops * 1e12) * 1e6);
     row.target_us =
         bench::TargetUs(spec.weight.bits, shape.n, shape.k, m, row.roofline_us);
     const std::string dtype =
@@ -392,7 +448,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "--wgmma_copy and --override exclude each other\n");
     return 2;
   }
-  options.cublas = LoadCublas(absl::GetFlag(FLAGS_cublas_json));
+  const CublasReference cublas = LoadCublas(absl::GetFlag(FLAGS_cublas_json));
+  options.cublas = cublas.times;
   for (absl::string_view text : absl::StrSplit(absl::GetFlag(FLAGS_ms), ',')) {
     int64_t m = 0;
     if (absl::SimpleAtoi(text, &m) && m > 0) options.ms.push_back(m);
@@ -416,6 +473,32 @@ int main(int argc, char** argv) {
   BENCH_CHECK(
       gpu::CudaCheck(api.cuEventCreate(&device.stop, 0), "cuEventCreate"));
 
+  int l2_cache_bytes = 0;
+  BENCH_CHECK(
+      gpu::CudaCheck(api.cuDeviceGetAttribute(&l2_cache_bytes,
+                                              CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE,
+                                              gpu_device.device),
+                     "L2 size"));
+  // KERNELS.md's 60 MB (the H200's L2, in decimal units, as every committed
+  // table used) also covers an H100's 50 MB.
+  options.l2_bytes = absl::GetFlag(FLAGS_l2_bytes) > 0
+                         ? absl::GetFlag(FLAGS_l2_bytes)
+                         : std::max(60e6, static_cast<double>(l2_cache_bytes));
+  bench::CeilingEvidence evidence;
+  evidence.gpu_name = gpu_device.name;
+  evidence.sm = gpu_device.sm;
+  evidence.flag_copy_tbps = absl::GetFlag(FLAGS_copy_tbps);
+  evidence.flag_tensor_tflops = absl::GetFlag(FLAGS_tensor_tflops);
+  evidence.measured_copy_tbps = MeasureCopyTbps(device);
+  evidence.measured_tensor_tflops = cublas.tensor_tflops;
+  options.gpu_name = gpu_device.name;
+  options.ceilings = Unwrap(bench::ChooseCeilings(evidence), "ceilings");
+  const std::string ceilings_line =
+      absl::StrCat(bench::DescribeCeilings(evidence, options.ceilings),
+                   " L2: ", l2_cache_bytes >> 20, " MiB; the copies exceed 3x ",
+                   static_cast<int64_t>(options.l2_bytes) >> 20, " MiB.");
+  std::fprintf(stderr, "%s\n", ceilings_line.c_str());
+
   absl::StatusOr<std::vector<LayerShape>> parsed_shapes =
       bench::ParseShapeList(absl::GetFlag(FLAGS_shapes));
   if (!parsed_shapes.ok()) {
@@ -436,8 +519,9 @@ int main(int argc, char** argv) {
   }
 
   const std::string table = bench::FormatMarkdownTable(rows);
-  const std::string summary = absl::StrCat(
-      bench::FormatSummary(rows), " (seed ", absl::GetFlag(FLAGS_seed), ")\n");
+  const std::string summary =
+      absl::StrCat(bench::FormatSummary(rows), " (seed ",
+                   absl::GetFlag(FLAGS_seed), ")\n", ceilings_line, "\n");
   std::printf("%s\n%s", table.c_str(), summary.c_str());
   if (!absl::GetFlag(FLAGS_markdown).empty()) {
     std::ofstream(absl::GetFlag(FLAGS_markdown)) << table << "\n" << summary;

@@ -320,7 +320,11 @@ TEST(ReportTest, JsonTableAndSummary) {
                                     std::vector<double>{3.0, 4.0}, 1e-3);
   met.kernel = "tile=8x256x128,warps=1x8,stages=5,mma=wgmma";
   met.splits = 8;
+  met.gpu = "NVIDIA H200";
+  met.copy_tbps = 4.18;
+  met.tensor_tflops = 800;
   GemmBenchRow failed = met;
+  failed.gpu.clear();
   failed.kernel.clear();
   failed.splits = 1;
   failed.m = 256;
@@ -341,6 +345,13 @@ TEST(ReportTest, JsonTableAndSummary) {
   EXPECT_NE(lines[1].find("\"meets\": true"), std::string::npos);
   EXPECT_NE(lines[1].find("\"cublas_us\": 37.200"), std::string::npos);
   EXPECT_NE(lines[1].find("\"numerics_ok\": true"), std::string::npos);
+  // The GPU and its ceilings, between the verdicts and the kernel (readers
+  // match the kernel and split count at the end of the line).
+  EXPECT_NE(lines[1].find("\"gpu\": \"NVIDIA H200\", \"copy_tbps\": 4.180, "
+                          "\"tensor_tflops\": 800.0, \"kernel\""),
+            std::string::npos)
+      << lines[1];
+  EXPECT_NE(lines[2].find("\"gpu\": null"), std::string::npos) << lines[2];
   EXPECT_NE(lines[1].find("\"kernel\": "
                           "\"tile=8x256x128,warps=1x8,stages=5,mma=wgmma\", "
                           "\"splits\": 8}"),

@@ -76,6 +76,11 @@ std::string FormatJson(const std::vector<GemmBenchRow>& rows) {
         ", \"rel_err\": ", JsonScientific(row.numerics.relative_error),
         ", \"non_finite\": ", row.numerics.non_finite,
         ", \"numerics_ok\": ", row.numerics.ok ? "true" : "false",
+        ", \"gpu\": ",
+        row.gpu.empty() ? "null"
+                        : absl::StrCat("\"", absl::CEscape(row.gpu), "\""),
+        ", \"copy_tbps\": ", JsonNumber(row.copy_tbps),
+        ", \"tensor_tflops\": ", JsonNumber(row.tensor_tflops, 1),
         ", \"kernel\": ",
         row.kernel.empty()
             ? "null"

@@ -22,8 +22,11 @@ struct GemmBenchRow {
   double cublas_us = 0;    // dense cuBLAS of the same shape; 0: not measured
   std::optional<double> target_us;  // TargetUs
   NumericsResult numerics;
-  std::string kernel;  // the tile config text of the kernel that ran
-  int64_t splits = 1;  // its split-K factor
+  std::string kernel;    // the tile config text of the kernel that ran
+  int64_t splits = 1;    // its split-K factor
+  std::string gpu;       // the driver's name of the GPU it ran on
+  double copy_tbps = 0;  // the roofline's ceilings (gpu_ceilings.h)
+  double tensor_tflops = 0;
 };
 
 // Whether the case meets its target; nullopt when it has none.
@@ -34,10 +37,11 @@ std::optional<bool> MeetsTarget(const GemmBenchRow& row);
 // check failed).
 std::string FormatMarkdownTable(const std::vector<GemmBenchRow>& rows);
 
-// An array of one object per row: spec, n, k, m, us, roofline_us, fraction
-// (roofline / us), cublas_us, target_us, meets, rel_err, non_finite,
-// numerics_ok, kernel (tile config text), splits; null where a value does
-// not exist.
+// An array of one object per row, one row per line: spec, n, k, m, us,
+// roofline_us, fraction (roofline / us), cublas_us, target_us, meets,
+// rel_err, non_finite, numerics_ok, gpu, copy_tbps, tensor_tflops, kernel
+// (tile config text), splits; null where a value does not exist. The keys
+// keep this order: readers match spec first and kernel, splits last.
 std::string FormatJson(const std::vector<GemmBenchRow>& rows);
 
 // "N cases, F numerics failures, T/C targets met".

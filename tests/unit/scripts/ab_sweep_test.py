@@ -67,6 +67,7 @@ class AbSweepTest(unittest.TestCase):
                       text)
         self.assertIn("new: phases over 2 lines", text)
         self.assertIn("old: phases over 2 lines", text)
+        self.assertRegex(text, r"\ngpu: .*\n")
         self.assertIn("new build: newhash (exit 0); old: oldhash (exit 0)",
                       text)
         self.assertEqual(len(both["new"]), 3)

@@ -3,8 +3,9 @@
 (changed kernels per row, the per-M median, the medians per M and spec and
 per M and kernel, unchanged kernels per row) trips just above its limit and
 not below, on its own data, decode rows never trip them, flips,
-missing cases and numerics failures are reported, and the cuBLAS-normalized
-median is the ratio of ratios."""
+missing cases and numerics failures are reported, the cuBLAS-normalized
+median is the ratio of ratios, old times are judged against the new targets,
+and tables of two GPUs are refused."""
 
 import io
 import json
@@ -12,7 +13,7 @@ import os
 import sys
 import tempfile
 import unittest
-from contextlib import redirect_stdout
+from contextlib import redirect_stderr, redirect_stdout
 
 sys.path.insert(0, os.environ.get(
     "HUMMINGD_SCRIPTS",
@@ -23,11 +24,17 @@ SPEC = "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16"
 
 
 def row(m, us, *, n=8192, k=8192, target=None, meets=None, cublas=100.0,
-        numerics_ok=True, kernel="tile=8x32x1024", splits=1, spec=SPEC):
-    return {"spec": spec, "n": n, "k": k, "m": m, "us": us, "roofline_us": 1.0,
-            "fraction": 0.5, "cublas_us": cublas, "target_us": target,
-            "meets": meets, "rel_err": 1e-4, "non_finite": 0,
-            "numerics_ok": numerics_ok, "kernel": kernel, "splits": splits}
+        numerics_ok=True, kernel="tile=8x32x1024", splits=1, spec=SPEC, gpu=None):
+    """A bench row; with gpu=None, one of a table written before the bench
+    named its GPU."""
+    fields = {"spec": spec, "n": n, "k": k, "m": m, "us": us, "roofline_us": 1.0,
+              "fraction": 0.5, "cublas_us": cublas, "target_us": target,
+              "meets": meets, "rel_err": 1e-4, "non_finite": 0,
+              "numerics_ok": numerics_ok}
+    if gpu is not None:
+        fields.update({"gpu": gpu, "copy_tbps": 3.0, "tensor_tflops": 800.0})
+    fields.update({"kernel": kernel, "splits": splits})
+    return fields
 
 
 def table(*rows):
@@ -143,7 +150,8 @@ class CompareTest(unittest.TestCase):
         new = table(row(8, 12.0, target=10.4, meets=False), row(256, 50.0))
         lines, holds = decode_table_compare.compare(old, new, 1.03)
         self.assertTrue(holds)
-        self.assertIn("targets met at M <= 64: 0 of 1 (old: 1)", lines)
+        self.assertIn("targets met at M <= 64: 0 of 1 "
+                      "(old times against the same targets: 1)", lines)
         self.assertTrue(any(line.startswith("  lost: uint4 fp16 8192x8192 M = 8")
                             for line in lines), lines)
         self.assertIn("new / old, M <= 8: 1.200-1.200x (median 1.200, 1 rows)", lines)
@@ -153,6 +161,18 @@ class CompareTest(unittest.TestCase):
         new = table(row(16, 10.4, target=10.5, meets=True))
         lines, _ = decode_table_compare.compare(old, new, 1.03)
         self.assertIn("  met: uint4 fp16 8192x8192 M = 16: 11.00 -> 10.40 us, "
+                      "target 10.50", lines)
+
+    # An old bench on the same GPU may have taken other ceilings (a table
+    # before gpu_ceilings.h, on an H100, used the H200's): its verdicts do
+    # not count, its times against the new targets do.
+    def test_old_times_are_judged_against_the_new_targets(self):
+        old = table(row(16, 10.55, target=11.0, meets=True))
+        new = table(row(16, 10.4, target=10.5, meets=True))
+        lines, _ = decode_table_compare.compare(old, new, 1.03)
+        self.assertIn("targets met at M <= 64: 1 of 1 "
+                      "(old times against the same targets: 0)", lines)
+        self.assertIn("  met: uint4 fp16 8192x8192 M = 16: 10.55 -> 10.40 us, "
                       "target 10.50", lines)
 
     def test_cases_in_one_table_only_fail_the_comparison(self):
@@ -200,8 +220,9 @@ class MainTest(unittest.TestCase):
         return path
 
     def run_main(self, *args):
-        out = io.StringIO()
-        with redirect_stdout(out):
+        """(exit status, stdout); stderr stays in self.errors."""
+        out, self.errors = io.StringIO(), io.StringIO()
+        with redirect_stdout(out), redirect_stderr(self.errors):
             code = decode_table_compare.main(list(args))
         return code, out.getvalue()
 
@@ -224,6 +245,30 @@ class MainTest(unittest.TestCase):
                                  [row(1024, 220.0, kernel="tile=64x128x128")])
             self.assertEqual(self.run_main(old, changed, *loose)[0], 1)
             self.assertEqual(self.run_main(old, changed, *loose, "--max-slowdown", "1.2")[0], 0)
+
+    def test_tables_of_two_gpus_are_refused(self):
+        h100 = "NVIDIA H100 80GB HBM3"
+        with tempfile.TemporaryDirectory() as folder:
+            unnamed = self.write(folder, "unnamed.json", [row(1024, 200.0)])
+            h200 = self.write(folder, "h200.json", [row(1024, 200.0, gpu="NVIDIA H200")])
+            on_h100 = self.write(folder, "h100.json", [row(1024, 200.0, gpu=h100)])
+            mixed = self.write(folder, "mixed.json", [row(1024, 200.0, gpu=h100),
+                                                      row(4096, 800.0, gpu="NVIDIA H200")])
+            # A table that names no GPU ran on the H200 ...
+            code, out = self.run_main(unnamed, h200)
+            self.assertEqual(code, 0)
+            self.assertTrue(out.startswith("GPU: NVIDIA H200\n"), out)
+            self.assertEqual(self.run_main(unnamed, on_h100)[0], 2)
+            self.assertEqual(self.run_main(h200, on_h100)[0], 2)
+            self.assertIn(f"the old table ran on NVIDIA H200, the new one on {h100}: "
+                          "times of two GPUs do not compare", self.errors.getvalue())
+            # ... unless the caller says where it ran.
+            code, out = self.run_main(unnamed, on_h100, "--old-gpu", h100)
+            self.assertEqual(code, 0)
+            self.assertTrue(out.startswith(f"GPU: {h100}\n"), out)
+            self.assertEqual(self.run_main(on_h100, unnamed, "--new-gpu", h100)[0], 0)
+            self.assertEqual(self.run_main(on_h100, mixed)[0], 2)
+            self.assertIn("rows of several GPUs", self.errors.getvalue())
 
     def test_unreadable_or_duplicated_input_is_exit_two(self):
         with tempfile.TemporaryDirectory() as folder:

@@ -46,6 +46,7 @@ namespace hummingd::gpu {
   X(cuMemcpyHtoD)                                \
   X(cuMemcpyHtoDAsync)                           \
   X(cuMemcpyDtoH)                                \
+  X(cuMemcpyDtoDAsync)                           \
   X(cuMemsetD8)                                  \
   X(cuMemsetD8Async)                             \
   X(cuStreamCreate)                              \
