@@ -163,6 +163,29 @@ struct Device {
   CUevent stop = nullptr;
 };
 
+// The median milliseconds of `count` event-timed runs of `issue`, which
+// enqueues its work on the device's stream.
+template <class Issue>
+double MedianEventMs(const Device& device, int count, Issue issue) {
+  const gpu::CudaDriverApi& api = *device.api;
+  std::vector<double> ms;
+  for (int r = 0; r < count; ++r) {
+    BENCH_CHECK(
+        gpu::CudaCheck(api.cuEventRecord(device.start, device.stream), "ev"));
+    issue();
+    BENCH_CHECK(
+        gpu::CudaCheck(api.cuEventRecord(device.stop, device.stream), "ev"));
+    BENCH_CHECK(gpu::CudaCheck(api.cuEventSynchronize(device.stop), "sync"));
+    float ms_elapsed = 0;
+    BENCH_CHECK(gpu::CudaCheck(
+        api.cuEventElapsedTime(&ms_elapsed, device.start, device.stop),
+        "elapsed"));
+    ms.push_back(ms_elapsed);
+  }
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
 // Median µs per Forward of `launches` calls rotating over `layers`, replayed
 // as one CUDA graph.
 double TimeForward(
@@ -189,25 +212,14 @@ double TimeForward(
   BENCH_CHECK(
       gpu::CudaCheck(api.cuGraphInstantiate(&exec, graph, 0), "instantiate"));
   BENCH_CHECK(gpu::CudaCheck(api.cuGraphLaunch(exec, device.stream), "warm"));
-  std::vector<double> per_launch_us;
-  for (int r = 0; r < absl::GetFlag(FLAGS_replays); ++r) {
-    BENCH_CHECK(
-        gpu::CudaCheck(api.cuEventRecord(device.start, device.stream), "ev"));
-    BENCH_CHECK(
-        gpu::CudaCheck(api.cuGraphLaunch(exec, device.stream), "replay"));
-    BENCH_CHECK(
-        gpu::CudaCheck(api.cuEventRecord(device.stop, device.stream), "ev"));
-    BENCH_CHECK(gpu::CudaCheck(api.cuEventSynchronize(device.stop), "sync"));
-    float ms_elapsed = 0;
-    BENCH_CHECK(gpu::CudaCheck(
-        api.cuEventElapsedTime(&ms_elapsed, device.start, device.stop),
-        "elapsed"));
-    per_launch_us.push_back(1000.0 * ms_elapsed / launches);
-  }
+  const double replay_ms =
+      MedianEventMs(device, absl::GetFlag(FLAGS_replays), [&] {
+        BENCH_CHECK(
+            gpu::CudaCheck(api.cuGraphLaunch(exec, device.stream), "replay"));
+      });
   api.cuGraphExecDestroy(exec);
   api.cuGraphDestroy(graph);
-  std::sort(per_launch_us.begin(), per_launch_us.end());
-  return per_launch_us[per_launch_us.size() / 2];
+  return 1000.0 * replay_ms / launches;
 }
 
 // KERNELS.md's copy ceiling, measured: a 1 GiB device-to-device copy of
@@ -220,27 +232,15 @@ double MeasureCopyTbps(const Device& device) {
   const CUdeviceptr to = Allocate(api, kBytes);
   BENCH_CHECK(gpu::CudaCheck(api.cuMemsetD8(from, 0xA5, kBytes), "fill"));
   BENCH_CHECK(gpu::CudaCheck(api.cuCtxSynchronize(), "fill sync"));
-  BENCH_CHECK(gpu::CudaCheck(
-      api.cuMemcpyDtoDAsync(to, from, kBytes, device.stream), "warm copy"));
-  std::vector<double> seconds;
-  for (int r = 0; r < 10; ++r) {
-    BENCH_CHECK(
-        gpu::CudaCheck(api.cuEventRecord(device.start, device.stream), "ev"));
+  auto copy = [&] {
     BENCH_CHECK(gpu::CudaCheck(
         api.cuMemcpyDtoDAsync(to, from, kBytes, device.stream), "copy"));
-    BENCH_CHECK(
-        gpu::CudaCheck(api.cuEventRecord(device.stop, device.stream), "ev"));
-    BENCH_CHECK(gpu::CudaCheck(api.cuEventSynchronize(device.stop), "sync"));
-    float ms_elapsed = 0;
-    BENCH_CHECK(gpu::CudaCheck(
-        api.cuEventElapsedTime(&ms_elapsed, device.start, device.stop),
-        "elapsed"));
-    seconds.push_back(ms_elapsed * 1e-3);
-  }
+  };
+  copy();  // warm-up
+  const double ms = MedianEventMs(device, 10, copy);
   Free(api, from);
   Free(api, to);
-  std::sort(seconds.begin(), seconds.end());
-  return 2.0 * kBytes / seconds[seconds.size() / 2] / 1e12;
+  return 2.0 * kBytes / (ms * 1e-3) / 1e12;
 }
 
 // One Forward of `layer` into a NaN-poisoned `y` (so an element the kernel
