@@ -63,11 +63,15 @@ if [[ -x "$carry/old/bin/hummingd_gemm_bench" && "${OLD_TABLE:-1}" != 0 ]]; then
   carry_dir=$(cd "$carry" && pwd)
   gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
   mkdir -p "$out/bench-old"
+  # A kernel cache of its own: the two builds may share plan and artifact
+  # keys for kernels that differ (as in scripts/ab_sweep.sh).
+  old_cache=$(mktemp -d)
   LD_LIBRARY_PATH="$carry_dir/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
     "$carry_dir/old/bin/hummingd_gemm_bench" --specs "$SPECS" --shapes "$SHAPES" \
-    --ms "$MS" --cublas_json "$out/bench/cublas.txt" \
+    --ms "$MS" --cublas_json "$out/bench/cublas.txt" --cache_dir "$old_cache" \
     --json "$out/bench-old/gemm_bench.json" "$@" > "$out/bench-old.txt" 2>&1
   old_rc=$?
+  rm -rf "$old_cache"
   echo "== the old build's decode table ($(cat "$carry_dir/old/COMMIT" 2>/dev/null), exit $old_rc)"
   grep "cases," "$out/bench-old.txt"
   echo "== old against new (scripts/decode_table_compare.py, the old rows on ${gpu_name:-this GPU})"

@@ -3,7 +3,8 @@
 fails and its cuBLAS step finds no PyTorch): with an old build's bench in the
 carry it times the same decode cases on that build into
 bench-old/gemm_bench.json and prints decode_table_compare.py's verdict of old
-against new; OLD_TABLE=0, or a carry without an old bench, skips both."""
+against new, the old build on a kernel cache of its own; OLD_TABLE=0, or a
+carry without an old bench, skips both."""
 
 import json
 import os
@@ -34,10 +35,11 @@ class DecodeRoundTest(unittest.TestCase):
             with open(os.path.join(carry, "old", "COMMIT"), "w") as handle:
                 handle.write("abc1234\n")
         out = os.path.join(folder, "out")
+        self.calls = os.path.join(folder, "calls.txt")
         subprocess.run(
             ["bash", os.path.join(SCRIPTS, "decode_round.sh"), carry],
             env=dict(os.environ, OUT=out, SHAPES="8192x8192", MS="1,8,256",
-                     SPECS=SPEC, GROUP_SPECS="none", **env),
+                     SPECS=SPEC, GROUP_SPECS="none", CALLS=self.calls, **env),
             capture_output=True, text=True, check=False)
         with open(os.path.join(out, "summary.txt")) as handle:
             return handle.read(), out
@@ -56,6 +58,12 @@ class DecodeRoundTest(unittest.TestCase):
         self.assertIn("rows at M > 64 on unchanged kernels (1) slower than "
                       "1.120x: 0", summary)
         self.assertIn("== decode_table_compare exit 0", summary)
+        # New, then old; the old one alone on a cache folder of its own.
+        with open(self.calls) as handle:
+            calls = handle.read().splitlines()
+        self.assertEqual(len(calls), 2, calls)
+        self.assertNotIn("--cache_dir", calls[0])
+        self.assertRegex(calls[1], r"--cache_dir /\S+")
         self.assertFalse(os.path.exists(os.path.join(out, "bench-old.txt")),
                          "the old bench's log travels in logs.tar.gz")
 
