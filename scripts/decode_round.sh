@@ -11,8 +11,8 @@
 # Results under $OUT (or ./decode-round-out), few files on purpose (the
 # device tool returns only about eight per call): summary.txt (what this
 # script prints), bench/gemm_bench.{md,json}, groups/gemm_bench.{md,json},
-# bench-old/gemm_bench.json (below), and logs.tar.gz with everything else (the suite's JSON and log, the daemon
-# round, cuBLAS times). SHAPES, MS and SPECS override the decode table's
+# bench-old/gemm_bench.json (below), and logs.tar.gz with everything else
+# (the suite's JSON and log, the daemon round, cuBLAS times). SHAPES, MS and SPECS override the decode table's
 # cases; GROUP_SPECS / GROUP_SHAPES the group table's (GROUP_SPECS=none
 # skips it); extra arguments go to hummingd_gemm_bench (e.g. --override,
 # see bench/README.md).
@@ -61,7 +61,11 @@ old_rc=0
 compare_rc=0
 if [[ -x "$carry/old/bin/hummingd_gemm_bench" && "${OLD_TABLE:-1}" != 0 ]]; then
   carry_dir=$(cd "$carry" && pwd)
-  gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+  # The GPU the new table names (the old bench may predate the "gpu" key):
+  # the old rows ran on it too.
+  gpu_name=$(python3 -c 'import json, sys
+rows = json.load(open(sys.argv[1]))
+print(rows[0].get("gpu") or "" if rows else "")' "$out/bench/gemm_bench.json" 2>/dev/null)
   mkdir -p "$out/bench-old"
   # A kernel cache of its own: the two builds may share plan and artifact
   # keys for kernels that differ (as in scripts/ab_sweep.sh).

@@ -22,13 +22,14 @@ SPEC = "weight=uint4,group=128,scale=fp16,act=fp16,out=fp16"
 
 class DecodeRoundTest(unittest.TestCase):
 
-    def run_round(self, with_old=True, **env):
+    def run_round(self, with_old=True, gpu="", **env):
         """Runs decode_round.sh on a fresh carry (new bench 10 + M + 0.5 µs,
-        old 12 + M + 0.5); returns (summary.txt, the output folder)."""
+        its rows naming `gpu` when given; old 12 + M + 0.5, naming none);
+        returns (summary.txt, the output folder)."""
         folder = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, folder, ignore_errors=True)
         carry = os.path.join(folder, "carry")
-        write_carry(carry, us_base=10)
+        write_carry(carry, us_base=10, gpu=gpu)
         if with_old:
             write_bench(os.path.join(carry, "old", "bin", "hummingd_gemm_bench"),
                         us_base=12)
@@ -66,6 +67,14 @@ class DecodeRoundTest(unittest.TestCase):
         self.assertRegex(calls[1], r"--cache_dir /\S+")
         self.assertFalse(os.path.exists(os.path.join(out, "bench-old.txt")),
                          "the old bench's log travels in logs.tar.gz")
+
+    # The old bench predates the "gpu" key: its rows ran on the GPU the new
+    # table names, not on the H200 that unnamed rows default to.
+    def test_the_old_rows_ran_on_the_gpu_the_new_table_names(self):
+        summary, _ = self.run_round(gpu="NVIDIA H100 80GB HBM3")
+        self.assertIn("the old rows on NVIDIA H100 80GB HBM3", summary)
+        self.assertIn("GPU: NVIDIA H100 80GB HBM3\n", summary)
+        self.assertIn("== decode_table_compare exit 0", summary)
 
     def test_old_table_zero_or_no_old_bench_skips_it(self):
         for summary, out in (self.run_round(OLD_TABLE="0"),

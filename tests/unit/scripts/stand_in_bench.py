@@ -3,7 +3,9 @@ device-call scripts (scripts/tile_sweep.sh, scripts/ab_sweep.sh) without a
 GPU. The stand-in records its arguments (one line per call, to $CALLS when
 set), writes one row per token count to --json with us = us_base + M + 0.5,
 prints a phases line with gemm_bench.cc's keys (in another order, so that a
-reader must go by the names), and fails for a spec that names weight=fail."""
+reader must go by the names), and fails for a spec that names weight=fail.
+Its rows name a GPU only when written with one (as benches before the "gpu"
+key did not)."""
 
 import os
 import stat
@@ -37,6 +39,7 @@ _BENCH = textwrap.dedent("""\
       [[ -n "$rows" ]] && rows+=","
       rows+="{\\"spec\\":\\"$spec\\",\\"n\\":$n,\\"k\\":$k,\\"m\\":$m,"
       rows+="\\"us\\":$((US_BASE + m)).5,\\"fraction\\":0.8,"
+      [[ -n "${GPU:-}" ]] && rows+="\\"gpu\\":\\"$GPU\\","
       rows+="\\"kernel\\":\\"tile=8x32x1024\\",\\"splits\\":2,"
       rows+="\\"numerics_ok\\":true}"
     done
@@ -46,17 +49,18 @@ _BENCH = textwrap.dedent("""\
     """)
 
 
-def write_bench(path, us_base):
-    """The stand-in bench at path, timing every case at us_base + M + 0.5."""
+def write_bench(path, us_base, gpu=""):
+    """The stand-in bench at path, timing every case at us_base + M + 0.5,
+    its rows naming `gpu` when given."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as handle:
-        handle.write(_BENCH.replace("#!/usr/bin/env bash\n",
-                                    f"#!/usr/bin/env bash\nUS_BASE={us_base}\n",
-                                    1))
+        handle.write(_BENCH.replace(
+            "#!/usr/bin/env bash\n",
+            f"#!/usr/bin/env bash\nUS_BASE={us_base}\nGPU='{gpu}'\n", 1))
     os.chmod(path, os.stat(path).st_mode | stat.S_IEXEC)
 
 
-def write_carry(folder, us_base):
+def write_carry(folder, us_base, gpu=""):
     """A carry folder (bin/ and lib/) holding the stand-in bench."""
     os.makedirs(os.path.join(folder, "lib"), exist_ok=True)
-    write_bench(os.path.join(folder, "bin", "hummingd_gemm_bench"), us_base)
+    write_bench(os.path.join(folder, "bin", "hummingd_gemm_bench"), us_base, gpu)
