@@ -19,11 +19,14 @@
 #
 # With an old build's bench in the carry (pack with OLD_BENCH=, as for
 # scripts/ab_sweep.sh) it times the same decode cases on that build too,
-# right after the new one on the same GPU, into bench-old/gemm_bench.json,
-# and prints scripts/decode_table_compare.py's verdict of old against new:
-# the baseline issue 5's M > 64 gate needs on a GPU that no committed table
-# ran on (the device tool lends H100s and H200s; tables of two GPUs do not
-# compare). OLD_TABLE=0 skips it.
+# right after the new one on the same GPU (without the extra flags), into
+# bench-old/gemm_bench.json, restated on the new table's GPU, ceilings and
+# targets (scripts/old_table_restate.py: an old bench may predate them), and
+# prints scripts/decode_table_compare.py's verdict of old against new: the
+# baseline issue 5's M > 64 gate needs on a GPU that no committed table ran
+# on (the device tool lends H100s and H200s; tables of two GPUs do not
+# compare). OLD_TABLE=0 skips it. The group table takes the decode table's
+# ceilings.
 #
 #   scripts/decode_round.sh [CARRY] [extra hummingd_gemm_bench flags]
 set -uo pipefail
@@ -33,7 +36,7 @@ shift || true
 out=${OUT:-./decode-round-out}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-rm -rf "$out/round" "$out/bench" "$out/groups" "$out/logs.tar.gz"
+rm -rf "$out/round" "$out/bench" "$out/bench-old" "$out/groups" "$out/logs.tar.gz"
 
 # What this script prints is also summary.txt.
 exec > >(tee "$out/summary.txt") 2>&1
@@ -57,31 +60,43 @@ grep "cases," "$out/bench.txt"
 grep '^| `' "$out/bench/gemm_bench.md" 2>/dev/null |
   awk -F'|' '{print $2, $3, $4, $5, $7, $9}'
 
+# The ceilings the decode table took (bench/kernel/gpu_ceilings.h), from its
+# first row: the group table below takes the same ones, so that one round's
+# targets share their roofline on a GPU with none committed.
+ceiling_flags=()
+read -r copy_tbps tensor_tflops < <(python3 -c 'import json, sys
+rows = json.load(open(sys.argv[1]))
+print(rows[0].get("copy_tbps") or "", rows[0].get("tensor_tflops") or "")' \
+  "$out/bench/gemm_bench.json" 2>/dev/null)
+if [[ -n "${copy_tbps:-}" && -n "${tensor_tflops:-}" ]]; then
+  ceiling_flags=(--copy_tbps "$copy_tbps" --tensor_tflops "$tensor_tflops")
+fi
+
 old_rc=0
 compare_rc=0
 if [[ -x "$carry/old/bin/hummingd_gemm_bench" && "${OLD_TABLE:-1}" != 0 ]]; then
   carry_dir=$(cd "$carry" && pwd)
-  # The GPU the new table names (the old bench may predate the "gpu" key):
-  # the old rows ran on it too.
-  gpu_name=$(python3 -c 'import json, sys
-rows = json.load(open(sys.argv[1]))
-print(rows[0].get("gpu") or "" if rows else "")' "$out/bench/gemm_bench.json" 2>/dev/null)
   mkdir -p "$out/bench-old"
   # A kernel cache of its own: the two builds may share plan and artifact
-  # keys for kernels that differ (as in scripts/ab_sweep.sh).
+  # keys for kernels that differ (as in scripts/ab_sweep.sh). The script's
+  # extra flags are the new build's (an --override would time the new
+  # build's tiles in the old one; a new flag would stop it).
   old_cache=$(mktemp -d)
   LD_LIBRARY_PATH="$carry_dir/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
     "$carry_dir/old/bin/hummingd_gemm_bench" --specs "$SPECS" --shapes "$SHAPES" \
     --ms "$MS" --cublas_json "$out/bench/cublas.txt" --cache_dir "$old_cache" \
-    --json "$out/bench-old/gemm_bench.json" "$@" > "$out/bench-old.txt" 2>&1
+    --json "$out/bench-old/gemm_bench.json" > "$out/bench-old.txt" 2>&1
   old_rc=$?
   rm -rf "$old_cache"
   echo "== the old build's decode table ($(cat "$carry_dir/old/COMMIT" 2>/dev/null), exit $old_rc)"
   grep "cases," "$out/bench-old.txt"
-  echo "== old against new (scripts/decode_table_compare.py, the old rows on ${gpu_name:-this GPU})"
-  old_gpu_flags=()
-  [[ -n "$gpu_name" ]] && old_gpu_flags=(--old-gpu "$gpu_name")
-  python3 "$here/decode_table_compare.py" "${old_gpu_flags[@]}" \
+  # The old bench may predate the "gpu" key and the per-GPU ceilings: its
+  # rows take the new table's GPU, ceilings and targets (its times stay), so
+  # that the pair, committed, compares as it does here.
+  python3 "$here/old_table_restate.py" "$out/bench-old/gemm_bench.json" \
+    "$out/bench/gemm_bench.json"
+  echo "== old against new (scripts/decode_table_compare.py; old rows restated on the new table's GPU, exit $?)"
+  python3 "$here/decode_table_compare.py" \
     "$out/bench-old/gemm_bench.json" "$out/bench/gemm_bench.json"
   compare_rc=$?
   echo "== decode_table_compare exit $compare_rc"
@@ -94,7 +109,7 @@ if [[ "$group_specs" != none ]]; then
   carry_dir=$(cd "$carry" && pwd)
   LD_LIBRARY_PATH="$carry_dir/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
     "$carry_dir/bin/hummingd_gemm_bench" --specs "$group_specs" \
-    --shapes "${GROUP_SHAPES:-8192x8192}" --ms "$MS" \
+    --shapes "${GROUP_SHAPES:-8192x8192}" --ms "$MS" "${ceiling_flags[@]}" \
     --markdown "$out/groups/gemm_bench.md" \
     --json "$out/groups/gemm_bench.json" > "$out/groups.txt" 2>&1
   groups_rc=$?

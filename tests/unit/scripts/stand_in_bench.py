@@ -4,8 +4,8 @@ GPU. The stand-in records its arguments (one line per call, to $CALLS when
 set), writes one row per token count to --json with us = us_base + M + 0.5,
 prints a phases line with gemm_bench.cc's keys (in another order, so that a
 reader must go by the names), and fails for a spec that names weight=fail.
-Its rows name a GPU only when written with one (as benches before the "gpu"
-key did not)."""
+Its rows name a GPU, and ceilings of 3.02 TB/s and 771.5 TFLOP/s, only when
+written with one (as benches before the "gpu" key did not)."""
 
 import os
 import stat
@@ -39,7 +39,8 @@ _BENCH = textwrap.dedent("""\
       [[ -n "$rows" ]] && rows+=","
       rows+="{\\"spec\\":\\"$spec\\",\\"n\\":$n,\\"k\\":$k,\\"m\\":$m,"
       rows+="\\"us\\":$((US_BASE + m)).5,\\"fraction\\":0.8,"
-      [[ -n "${GPU:-}" ]] && rows+="\\"gpu\\":\\"$GPU\\","
+      [[ -n "${GPU:-}" ]] &&
+        rows+="\\"gpu\\":\\"$GPU\\",\\"copy_tbps\\":3.02,\\"tensor_tflops\\":771.5,"
       rows+="\\"kernel\\":\\"tile=8x32x1024\\",\\"splits\\":2,"
       rows+="\\"numerics_ok\\":true}"
     done
