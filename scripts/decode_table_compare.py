@@ -34,8 +34,8 @@ every tile family's within 1.000; bench/decode-notes.md v83), so a per-row
 Both tables must come from one GPU: times of an H100 and an H200 differ by
 their memory bandwidth, not by the code. A row names its GPU (the bench's
 "gpu" key); a table written before the bench named it ran on the device
-tool's H200, unless --old-gpu / --new-gpu name another (an old build's bench
-run beside the new one on another GPU, scripts/decode_round.sh). Targets:
+tool's H200 (an old build's bench timed beside a new one on another GPU is
+restated on that GPU first: scripts/old_table_restate.py). Targets:
 the old times are judged against the new table's targets (the same cases on
 the same GPU; an old bench may have used other ceilings).
 
@@ -45,7 +45,7 @@ tables of different GPUs.
 
   scripts/decode_table_compare.py OLD.json NEW.json [--max-slowdown 1.03]
       [--max-median-slowdown 1.02] [--max-group-median-slowdown 1.03]
-      [--max-spread 1.12] [--old-gpu NAME] [--new-gpu NAME]
+      [--max-spread 1.12]
 """
 
 import argparse
@@ -76,9 +76,9 @@ def short_case(row):
     return f"{weight} {act} {row['n']}x{row['k']} M = {row['m']}"
 
 
-def load_rows(path, unnamed_gpu=UNNAMED_GPU):
+def load_rows(path):
     """{case: row} of a table, and the GPU its rows ran on (rows that name
-    none ran on unnamed_gpu). ValueError for a table of several GPUs."""
+    none ran on UNNAMED_GPU). ValueError for a table of several GPUs."""
     with open(path, encoding="utf-8") as f:
         rows = json.load(f)
     if not isinstance(rows, list):
@@ -86,7 +86,7 @@ def load_rows(path, unnamed_gpu=UNNAMED_GPU):
     table = {}
     gpus = set()
     for row in rows:
-        gpus.add(row.get("gpu") or unnamed_gpu)
+        gpus.add(row.get("gpu") or UNNAMED_GPU)
         key = case_key(row)
         us = row.get("us")
         # The bench writes null for a time that is not finite.
@@ -104,7 +104,7 @@ def load_rows(path, unnamed_gpu=UNNAMED_GPU):
         table[key] = row
     if len(gpus) > 1:
         raise ValueError(f"{path}: rows of several GPUs ({', '.join(sorted(gpus))})")
-    return table, (gpus.pop() if gpus else unnamed_gpu)
+    return table, (gpus.pop() if gpus else UNNAMED_GPU)
 
 
 def ratio_line(ratios):
@@ -230,14 +230,10 @@ def main(argv):
     parser.add_argument("--max-median-slowdown", type=float, default=1.02)
     parser.add_argument("--max-group-median-slowdown", type=float, default=1.03)
     parser.add_argument("--max-spread", type=float, default=1.12)
-    parser.add_argument("--old-gpu", default=UNNAMED_GPU,
-                        help="the GPU of OLD's rows that name none")
-    parser.add_argument("--new-gpu", default=UNNAMED_GPU,
-                        help="the GPU of NEW's rows that name none")
     args = parser.parse_args(argv)
     try:
-        old, old_gpu = load_rows(args.old, args.old_gpu)
-        new, new_gpu = load_rows(args.new, args.new_gpu)
+        old, old_gpu = load_rows(args.old)
+        new, new_gpu = load_rows(args.new)
     except (OSError, ValueError, KeyError, TypeError) as error:
         print(f"decode_table_compare: {error}", file=sys.stderr)
         return 2

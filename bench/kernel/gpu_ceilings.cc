@@ -29,6 +29,12 @@ const CommittedCeilings* FindCommittedCeilings(absl::string_view gpu_name) {
 }
 
 absl::StatusOr<GpuCeilings> ChooseCeilings(const CeilingEvidence& evidence) {
+  if (evidence.flag_copy_tbps < 0 || evidence.flag_tensor_tflops < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--copy_tbps ", evidence.flag_copy_tbps,
+                     " / --tensor_tflops ", evidence.flag_tensor_tflops,
+                     ": a ceiling is a rate above 0 (0: choose it)"));
+  }
   const CommittedCeilings* committed = FindCommittedCeilings(evidence.gpu_name);
   GpuCeilings ceilings;
 

@@ -54,7 +54,7 @@ struct GpuCeilings {
 // of a GPU of the same compute capability (the H100 and the H200 are one
 // chip with different memory: their tensor rates are one, H200.md), named
 // as such. FAILED_PRECONDITION, naming the GPU and what is missing, when a
-// ceiling has none of these.
+// ceiling has none of these; INVALID_ARGUMENT for a negative flag.
 absl::StatusOr<GpuCeilings> ChooseCeilings(const CeilingEvidence& evidence);
 
 // The line a table carries under it: the GPU, both ceilings with their

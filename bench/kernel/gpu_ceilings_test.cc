@@ -88,6 +88,13 @@ TEST(GpuCeilingsTest, FlagsWinOverCommittedAndMeasured) {
   EXPECT_DOUBLE_EQ(ceilings->copy_tbps.value, 4.5);
   EXPECT_DOUBLE_EQ(ceilings->tensor_tflops.value, 900.0);
   EXPECT_EQ(ceilings->copy_tbps.source, "--copy_tbps");
+
+  evidence.flag_tensor_tflops = -1;
+  const absl::StatusOr<GpuCeilings> negative = ChooseCeilings(evidence);
+  EXPECT_EQ(negative.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(negative.status().message().find("a ceiling is a rate above 0"),
+            std::string::npos)
+      << negative.status();
 }
 
 TEST(GpuCeilingsTest, NoCopyBandwidthAnywhereIsAClearError) {

@@ -79,7 +79,7 @@ class DecodeRoundTest(unittest.TestCase):
         self.assertIn("old rows restated on the new table's GPU, exit 0", summary)
         self.assertIn(f"GPU: {h100}\n", summary)
         self.assertIn("== decode_table_compare exit 0", summary)
-        # Restated as committed: the pair compares with no --old-gpu.
+        # Restated as committed: the pair compares as it is.
         with open(os.path.join(out, "bench-old", "gemm_bench.json")) as handle:
             old_rows = json.load(handle)
         self.assertEqual({row["gpu"] for row in old_rows}, {h100})

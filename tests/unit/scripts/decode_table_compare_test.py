@@ -254,7 +254,7 @@ class MainTest(unittest.TestCase):
             on_h100 = self.write(folder, "h100.json", [row(1024, 200.0, gpu=h100)])
             mixed = self.write(folder, "mixed.json", [row(1024, 200.0, gpu=h100),
                                                       row(4096, 800.0, gpu="NVIDIA H200")])
-            # A table that names no GPU ran on the H200 ...
+            # A table that names no GPU ran on the H200.
             code, out = self.run_main(unnamed, h200)
             self.assertEqual(code, 0)
             self.assertTrue(out.startswith("GPU: NVIDIA H200\n"), out)
@@ -262,11 +262,9 @@ class MainTest(unittest.TestCase):
             self.assertEqual(self.run_main(h200, on_h100)[0], 2)
             self.assertIn(f"the old table ran on NVIDIA H200, the new one on {h100}: "
                           "times of two GPUs do not compare", self.errors.getvalue())
-            # ... unless the caller says where it ran.
-            code, out = self.run_main(unnamed, on_h100, "--old-gpu", h100)
+            code, out = self.run_main(on_h100, on_h100)
             self.assertEqual(code, 0)
             self.assertTrue(out.startswith(f"GPU: {h100}\n"), out)
-            self.assertEqual(self.run_main(on_h100, unnamed, "--new-gpu", h100)[0], 0)
             self.assertEqual(self.run_main(on_h100, mixed)[0], 2)
             self.assertIn("rows of several GPUs", self.errors.getvalue())
 
